@@ -1,0 +1,93 @@
+// The shapes of the tool registry: what a tool module registers and what the registry keeps.
+import type { Logger } from 'pino'
+
+/** A JSON Schema document, as plain data. Schemas from MCP servers are untrusted input. */
+export type JsonSchema = Record<string, unknown>
+
+/** Where a tool came from; decides the collision policy and is shown to operators. */
+export type ToolOrigin =
+  | { kind: 'builtin' }
+  | { kind: 'plugin', plugin: string, allowToolOverride: boolean }
+  | { kind: 'mcp', server: string }
+
+/** What every handler receives beside its arguments. */
+export interface ToolContext {
+  /** Fires on timeout, when the caller goes away and on shutdown; handlers must stop work then. */
+  signal: AbortSignal
+  logger: Logger
+  callId: string
+  sessionId?: string
+  /** The validated gateway configuration (opaque to the registry). */
+  config: unknown
+}
+
+export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => Promise<string> | string
+
+export interface CheckVerdict {
+  available: boolean
+  reason?: string
+}
+
+/** Availability probe: a boolean or a verdict with a reason, sync or async. A throw counts as unavailable. */
+export type CheckFn = () => boolean | CheckVerdict | Promise<boolean | CheckVerdict>
+
+export interface ToolSchema {
+  description?: string
+  /** A JSON Schema with `type: "object"`. */
+  parameters: JsonSchema
+}
+
+/** Options a tool module passes to `registry.register(...)`. */
+export interface RegisterOptions {
+  name: string
+  toolset: string
+  schema: ToolSchema
+  handler: ToolHandler
+  checkFn?: CheckFn
+  requiresEnv?: string[]
+  description?: string
+  emoji?: string
+  /** Cap on the result string; default 100 000; `Infinity` allowed. */
+  maxResultSizeChars?: number
+  /** Per-tool deadline; the dispatcher's default applies when absent. */
+  timeoutMs?: number
+  /** Shallow-merged onto the schema at every definitions pass; a throw falls back to the static schema. */
+  dynamicSchemaOverrides?: () => Partial<ToolSchema> & Record<string, unknown>
+  /** Replace a tool of another toolset (refused without it). */
+  override?: boolean
+  origin?: ToolOrigin
+}
+
+/** A registered tool, immutable once stored. */
+export interface ToolEntry {
+  readonly name: string
+  readonly toolset: string
+  readonly schema: Readonly<ToolSchema>
+  readonly handler: ToolHandler
+  readonly checkFn?: CheckFn
+  readonly requiresEnv: readonly string[]
+  readonly description: string
+  readonly emoji: string
+  readonly maxResultSizeChars: number
+  readonly timeoutMs?: number
+  readonly dynamicSchemaOverrides?: () => Partial<ToolSchema> & Record<string, unknown>
+  readonly origin: ToolOrigin
+}
+
+/** One immutable view of the registry; a reader keeps using it across awaits while writers move on. */
+export interface RegistrySnapshot {
+  readonly generation: number
+  readonly tools: ReadonlyMap<string, ToolEntry>
+  /** The first check registered for each toolset: the probe that answers for the whole toolset. */
+  readonly toolsetChecks: ReadonlyMap<string, CheckFn>
+  /** alias → toolset (an MCP server `foo` is reachable as `foo` for `mcp-foo`). */
+  readonly aliases: ReadonlyMap<string, string>
+}
+
+export type RegistryChange =
+  | { type: 'register', name: string, toolset: string, replaced: boolean, generation: number }
+  | { type: 'deregister', name: string, toolset: string, generation: number }
+  | { type: 'alias', alias: string, toolset: string, generation: number }
+
+export const DEFAULT_EMOJI = '⚡'
+export const DEFAULT_MAX_RESULT_SIZE_CHARS = 100_000
