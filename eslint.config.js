@@ -2,5 +2,5 @@
 import neostandard from 'neostandard'
 
 export default [
-  ...neostandard({ ts: true, ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'openapi/**', 'workspace/**'] })
+  ...neostandard({ ts: true, ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'openapi/**', 'workspace/**', 'test/fixtures/**/broken*'] })
 ]

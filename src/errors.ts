@@ -23,3 +23,5 @@ export const InternalError = createError('GW_ERR_INTERNAL', '%s', 500)
 // Registration problems are programming or configuration errors, raised at start-up, never over HTTP.
 export const InvalidToolError = createError('GW_ERR_INVALID_TOOL', '%s', 500)
 export const ToolCollisionError = createError('GW_ERR_TOOL_COLLISION', '%s', 500)
+// A configuration value that cannot work; start-up stops with this message.
+export const InvalidConfigError = createError('GW_ERR_INVALID_CONFIG', '%s', 500)

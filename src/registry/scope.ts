@@ -6,19 +6,26 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { ToolRegistry } from './registry.ts'
 import type { RegisterOptions, ToolEntry } from './types.ts'
 
-const target = new AsyncLocalStorage<ToolRegistry>()
+interface Target { registry: ToolRegistry, onRegister?: (entry: ToolEntry) => void }
+const target = new AsyncLocalStorage<Target>()
 
 /** The process-wide registry used when no discovery scope is active (a tool module imported by hand). */
 export const defaultRegistry = new ToolRegistry()
 
-/** Runs `fn` (an import) so that tool modules evaluated during it register into `registry`. */
-export function withRegistrationTarget<T> (registry: ToolRegistry, fn: () => T): T {
-  return target.run(registry, fn)
+/**
+ * Runs `fn` (an import) so that tool modules evaluated during it register into `registry`;
+ * `onRegister` hears of each registration (discovery uses it to undo a module that fails halfway).
+ */
+export function withRegistrationTarget<T> (registry: ToolRegistry, fn: () => T, onRegister?: (entry: ToolEntry) => void): T {
+  return target.run({ registry, onRegister }, fn)
 }
 
 /** What tool modules see: only registration, forwarded to the registry being built. */
 export const registry = {
   register (options: RegisterOptions): ToolEntry {
-    return (target.getStore() ?? defaultRegistry).register(options)
+    const scope = target.getStore()
+    const entry = (scope?.registry ?? defaultRegistry).register(options)
+    scope?.onRegister?.(entry)
+    return entry
   }
 }

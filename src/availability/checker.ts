@@ -1,0 +1,172 @@
+// Runs tools' availability probes (checkFn) with a TTL cache, failure grace, in-flight sharing and a deadline.
+import { performance } from 'node:perf_hooks'
+import type { Logger } from 'pino'
+import type { CheckFn, CheckVerdict, ToolEntry } from '../registry/types.ts'
+
+export interface Availability {
+  available: boolean
+  /** Always set when `available` is false. */
+  reason?: string
+}
+
+export interface AvailabilityCheckerOptions {
+  /** How long a verdict is reused; default 30 000. */
+  ttlMs?: number
+  /** A failure this soon after the probe's last success is treated as transient; default 60 000. */
+  graceMs?: number
+  /** Deadline of one probe run; default 2 000. */
+  probeTimeoutMs?: number
+  /** Monotonic clock in ms; default `performance.now`. */
+  now?: () => number
+  logger?: Pick<Logger, 'warn' | 'debug'>
+}
+
+interface ProbeState {
+  cached?: { verdict: Availability, at: number }
+  lastSuccessAt?: number
+  inflight?: Promise<Availability>
+}
+
+interface ProbeOutcome {
+  verdict: Availability
+  /** A throw or a timeout, as opposed to a probe that answered "unavailable". */
+  faulted: boolean
+}
+
+const MAX_MESSAGE_CHARS = 300
+const AVAILABLE: Availability = Object.freeze({ available: true })
+
+function cap (text: string): string {
+  return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}…` : text
+}
+
+function describeThrown (err: unknown): string {
+  try {
+    // Only the message: a stack trace would leak paths into /tools and waste space.
+    const message = err instanceof Error ? err.message : String(err)
+    return cap(message || (err instanceof Error ? err.name : 'unknown error'))
+  } catch {
+    return 'unprintable error'
+  }
+}
+
+function normalise (value: boolean | CheckVerdict): Availability {
+  if (typeof value === 'boolean') {
+    return value ? AVAILABLE : Object.freeze({ available: false, reason: 'availability check returned false' })
+  }
+  if (value === null || typeof value !== 'object') {
+    // A probe returning something else breaks its contract; read it like a truthy/falsy boolean.
+    return value ? AVAILABLE : Object.freeze({ available: false, reason: `availability check returned ${String(value)}` })
+  }
+  const reason = typeof value.reason === 'string' && value.reason !== '' ? cap(value.reason) : undefined
+  if (value.available) return reason ? Object.freeze({ available: true, reason }) : AVAILABLE
+  return Object.freeze({ available: false, reason: reason ?? 'availability check returned false' })
+}
+
+export class AvailabilityChecker {
+  readonly #ttlMs: number
+  readonly #graceMs: number
+  readonly #probeTimeoutMs: number
+  readonly #now: () => number
+  readonly #logger?: Pick<Logger, 'warn' | 'debug'>
+  // Keyed by the function itself: tools sharing one probe share its cache and its in-flight run.
+  #states = new WeakMap<CheckFn, ProbeState>()
+
+  constructor (options: AvailabilityCheckerOptions = {}) {
+    this.#ttlMs = options.ttlMs ?? 30_000
+    this.#graceMs = options.graceMs ?? 60_000
+    this.#probeTimeoutMs = options.probeTimeoutMs ?? 2_000
+    this.#now = options.now ?? (() => performance.now())
+    this.#logger = options.logger
+  }
+
+  /** Runs (or reuses) the probe `fn`; the cache key is the function identity, so a probe shared by several tools runs once. */
+  check (fn: CheckFn): Promise<Availability> {
+    let state = this.#states.get(fn)
+    if (!state) {
+      state = {}
+      this.#states.set(fn, state)
+    }
+    if (state.cached && this.#now() - state.cached.at < this.#ttlMs) return Promise.resolve(state.cached.verdict)
+    if (state.inflight) return state.inflight
+    // Set synchronously so that every caller in the same tick joins this run.
+    const inflight = this.#probe(fn).then((outcome) => this.#settle(fn, state, outcome))
+    state.inflight = inflight
+    return inflight
+  }
+
+  /** A tool's availability: no checkFn → available; otherwise check(entry.checkFn); when unavailable and the tool lists requiresEnv vars missing from process.env, the reason also names them. */
+  async tool (entry: ToolEntry): Promise<Availability> {
+    if (!entry.checkFn) return AVAILABLE
+    const verdict = await this.check(entry.checkFn)
+    if (verdict.available) return verdict
+    // An empty value counts as missing: an empty API key is as good as none.
+    const missing = entry.requiresEnv.filter((name) => !process.env[name])
+    if (missing.length === 0) return verdict
+    return Object.freeze({ available: false, reason: `${verdict.reason}; missing environment variables: ${missing.join(', ')}` })
+  }
+
+  /** Availability of many tools in one pass (probes shared, run concurrently): name → Availability. */
+  async tools (entries: Iterable<ToolEntry>): Promise<Map<string, Availability>> {
+    const list = [...entries]
+    const verdicts = await Promise.all(list.map((entry) => this.tool(entry)))
+    return new Map(list.map((entry, i) => [entry.name, verdicts[i]]))
+  }
+
+  /** Forget cached verdicts (e.g. after config reload); optional helper. */
+  clear (): void {
+    // Runs still in flight write into the old states, which nothing reads any more.
+    this.#states = new WeakMap()
+  }
+
+  /** One run of the probe, bounded by the deadline; never rejects. */
+  #probe (fn: CheckFn): Promise<ProbeOutcome> {
+    let answer: Promise<ProbeOutcome>
+    try {
+      answer = Promise.resolve(fn()).then(
+        (value) => ({ verdict: normalise(value), faulted: false }),
+        (err: unknown) => this.#thrown(fn, err)
+      )
+    } catch (err) {
+      return Promise.resolve(this.#thrown(fn, err))
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const deadline = new Promise<ProbeOutcome>((resolve) => {
+      timer = setTimeout(() => {
+        const reason = `availability check timed out after ${this.#probeTimeoutMs} ms`
+        this.#logger?.warn({ probe: fn.name || '(anonymous)', timeoutMs: this.#probeTimeoutMs }, 'availability check timed out')
+        resolve({ verdict: Object.freeze({ available: false, reason }), faulted: true })
+      }, this.#probeTimeoutMs)
+      // A hung probe must not keep the process alive; mocked timers may lack unref.
+      timer.unref?.()
+    })
+    // Whichever comes first wins; the hung probe's late answer is dropped.
+    return Promise.race([answer, deadline]).finally(() => clearTimeout(timer))
+  }
+
+  #thrown (fn: CheckFn, err: unknown): ProbeOutcome {
+    const message = describeThrown(err)
+    this.#logger?.warn({ probe: fn.name || '(anonymous)', err: message }, 'availability check threw')
+    return { verdict: Object.freeze({ available: false, reason: `availability check threw: ${message}` }), faulted: true }
+  }
+
+  #settle (fn: CheckFn, state: ProbeState, outcome: ProbeOutcome): Availability {
+    state.inflight = undefined
+    const at = this.#now()
+    const { verdict } = outcome
+    if (verdict.available) {
+      state.lastSuccessAt = at
+      state.cached = { verdict, at }
+      return verdict
+    }
+    if (state.lastSuccessAt !== undefined && at - state.lastSuccessAt <= this.#graceMs) {
+      // A flapping probe must not strip tools: report available, keep nothing, ask again next time.
+      state.cached = undefined
+      this.#logger?.debug({ probe: fn.name || '(anonymous)', reason: verdict.reason }, 'availability check failed within grace')
+      return Object.freeze({ available: true, reason: `transient failure, within grace: ${verdict.reason}` })
+    }
+    if (!outcome.faulted) this.#logger?.debug({ probe: fn.name || '(anonymous)', reason: verdict.reason }, 'tool unavailable')
+    state.cached = { verdict, at }
+    return verdict
+  }
+}

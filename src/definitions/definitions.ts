@@ -1,0 +1,106 @@
+// Builds the tool definitions handed to a model: OpenAI Chat Completions function tools, sorted by
+// name, unavailable tools left out, dynamic overrides merged. The result of a pass is cached per
+// (generation, available tools, override values) and shared deep-frozen, with its JSON text and
+// ETag, so a repeated GET /definitions costs a cache look-up, and no caller can corrupt it.
+import { createHash } from 'node:crypto'
+import type { Logger } from 'pino'
+import type { AvailabilityChecker } from '../availability/checker.ts'
+import type { ToolRegistry } from '../registry/registry.ts'
+import type { JsonSchema, ToolEntry } from '../registry/types.ts'
+
+export interface OpenAIFunctionTool {
+  type: 'function'
+  function: { name: string, description: string, parameters: JsonSchema }
+}
+
+export interface DefinitionsPayload {
+  readonly generation: number
+  readonly tools: readonly OpenAIFunctionTool[]
+  readonly json: string
+  readonly etag: string
+}
+
+export interface DefinitionsBuilderOptions {
+  registry: ToolRegistry
+  availability: AvailabilityChecker
+  logger: Pick<Logger, 'warn'>
+  /** Distinct (generation, selection) results kept; the oldest goes first. */
+  maxCacheEntries?: number
+}
+
+function deepFreeze<T> (value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+  }
+  return value
+}
+
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+export class DefinitionsBuilder {
+  readonly #options: DefinitionsBuilderOptions
+  readonly #cache = new Map<string, DefinitionsPayload>()
+  readonly #maxEntries: number
+
+  constructor (options: DefinitionsBuilderOptions) {
+    this.#options = options
+    this.#maxEntries = options.maxCacheEntries ?? 256
+    // Entries of an older generation can never be hit again.
+    options.registry.on('change', () => this.#cache.clear())
+  }
+
+  /** Definitions of the available tools among `names` (unknown names are ignored). */
+  async build (names: Iterable<string>): Promise<DefinitionsPayload> {
+    const snapshot = this.#options.registry.snapshot()
+    const entries: ToolEntry[] = []
+    for (const name of new Set(names)) {
+      const entry = snapshot.tools.get(name)
+      if (entry !== undefined) entries.push(entry)
+    }
+    const verdicts = await this.#options.availability.tools(entries)
+    const available = entries.filter((e) => verdicts.get(e.name)?.available).sort((a, b) => (a.name < b.name ? -1 : 1))
+    const overrides = available.map((entry) => this.#override(entry))
+    const key = `${snapshot.generation}\n${available.map((e) => e.name).join(',')}\n${JSON.stringify(overrides)}`
+    const hit = this.#cache.get(key)
+    if (hit !== undefined) return hit
+
+    const tools = deepFreeze(structuredClone(available.map((entry, i) => this.#toOpenAI(entry, overrides[i]))))
+    const json = JSON.stringify(tools)
+    const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`
+    const payload: DefinitionsPayload = Object.freeze({ generation: snapshot.generation, tools, json, etag })
+    if (this.#cache.size >= this.#maxEntries) this.#cache.delete(this.#cache.keys().next().value as string)
+    this.#cache.set(key, payload)
+    return payload
+  }
+
+  /** A private copy the caller may change freely. */
+  async definitions (names: Iterable<string>): Promise<OpenAIFunctionTool[]> {
+    return structuredClone((await this.build(names)).tools) as OpenAIFunctionTool[]
+  }
+
+  #override (entry: ToolEntry): Record<string, unknown> | undefined {
+    if (entry.dynamicSchemaOverrides === undefined) return undefined
+    try {
+      const value = entry.dynamicSchemaOverrides()
+      if (value === undefined || value === null) return undefined
+      if (!isPlainObject(value)) throw new TypeError(`expected an object, got ${Array.isArray(value) ? 'array' : typeof value}`)
+      return value
+    } catch (err) {
+      this.#options.logger.warn({ err, tool: entry.name }, 'dynamic schema override failed; using the static schema')
+      return undefined
+    }
+  }
+
+  #toOpenAI (entry: ToolEntry, override: Record<string, unknown> | undefined): OpenAIFunctionTool {
+    const merged: Record<string, unknown> = { ...entry.schema, ...override }
+    const parameters = isPlainObject(merged.parameters) && merged.parameters.type === 'object'
+      ? merged.parameters
+      : entry.schema.parameters
+    const description = typeof override?.description === 'string' ? override.description : entry.description
+    // The name is always the registry's: an override cannot make the model call something else.
+    return { type: 'function', function: { name: entry.name, description, parameters } }
+  }
+}

@@ -1,0 +1,109 @@
+// Assembles the dispatch pipeline: lookup → parse → coerce → validate → pre hooks → handler, wrapped
+// by post hooks, transform hooks and truncation. `dispatch` never throws: an unexpected fault becomes
+// an error outcome with a generic message, and the details go to the log.
+import { performance } from 'node:perf_hooks'
+import { randomUUID } from 'node:crypto'
+import type { Logger } from 'pino'
+import type { AvailabilityChecker } from '../availability/checker.ts'
+import type { ToolRegistry } from '../registry/registry.ts'
+import { toolError } from '../registry/tool-result.ts'
+import { HookRegistry } from './hooks.ts'
+import { finalizeOutcome, type DispatchOutcome } from './outcome.ts'
+import { compose, entryOf, type CallState, type DispatchRequest } from './pipeline.ts'
+import { coerceStep } from './steps/coerce-arguments.ts'
+import { postHookStep, preHookStep, transformStep } from './steps/hook-steps.ts'
+import { invokeStep } from './steps/invoke-handler.ts'
+import { lookupStep } from './steps/lookup.ts'
+import { parseStep } from './steps/parse-arguments.ts'
+import { truncateStep } from './steps/truncate-result.ts'
+import { validateStep } from './steps/validate-arguments.ts'
+
+export interface DispatchLimits {
+  /** Deadline of a tool that sets none. */
+  defaultTimeoutMs: number
+  /** Ceiling for a per-call timeout override. */
+  maxTimeoutMs: number
+  /** Ceiling for a per-call result-size override. */
+  maxResultChars: number
+}
+
+export const DEFAULT_DISPATCH_LIMITS: DispatchLimits = Object.freeze({
+  defaultTimeoutMs: 60_000,
+  maxTimeoutMs: 600_000,
+  maxResultChars: 1_000_000
+})
+
+export interface DispatcherOptions {
+  registry: ToolRegistry
+  availability: AvailabilityChecker
+  logger: Logger
+  hooks?: HookRegistry
+  limits?: Partial<DispatchLimits>
+  /** Per-tool operator overrides from config, applied over what the tool declared. */
+  toolOverrides?: Readonly<Record<string, { timeoutMs?: number, maxResultSizeChars?: number }>>
+  /** Handed to every handler as ctx.config. */
+  config?: unknown
+  now?: () => number
+}
+
+function positive (value: number | undefined): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0
+}
+
+export class Dispatcher {
+  readonly hooks: HookRegistry
+  readonly limits: DispatchLimits
+  readonly #logger: Logger
+  readonly #now: () => number
+  readonly #run: (call: CallState) => ReturnType<ReturnType<typeof compose>>
+
+  constructor (options: DispatcherOptions) {
+    this.hooks = options.hooks ?? new HookRegistry()
+    this.limits = { ...DEFAULT_DISPATCH_LIMITS, ...options.limits }
+    this.#logger = options.logger
+    this.#now = options.now ?? (() => performance.now())
+    const overrides = options.toolOverrides ?? {}
+    const limits = this.limits
+
+    const timeoutOf = (call: CallState): number => {
+      const entry = entryOf(call)
+      if (positive(call.request.timeoutMs)) return Math.min(call.request.timeoutMs, limits.maxTimeoutMs)
+      return overrides[entry.name]?.timeoutMs ?? entry.timeoutMs ?? limits.defaultTimeoutMs
+    }
+    const maxCharsOf = (call: CallState): number => {
+      const entry = entryOf(call)
+      const requested = call.request.maxResultChars
+      if (typeof requested === 'number' && requested >= 0) return Math.min(requested, limits.maxResultChars)
+      return overrides[entry.name]?.maxResultSizeChars ?? entry.maxResultSizeChars
+    }
+
+    this.#run = compose([
+      lookupStep(() => options.registry.snapshot(), options.availability),
+      truncateStep(maxCharsOf),
+      transformStep(this.hooks),
+      postHookStep(this.hooks, this.#now),
+      parseStep,
+      coerceStep,
+      validateStep,
+      preHookStep(this.hooks),
+      invokeStep({ timeoutOf, config: options.config })
+    ])
+  }
+
+  /** Runs one tool call through the whole pipeline. Never throws. */
+  async dispatch (request: DispatchRequest): Promise<DispatchOutcome> {
+    const startedAt = this.#now()
+    const callId = request.callId || `call_${randomUUID()}`
+    const call: CallState = { request, callId, startedAt, logger: this.#logger.child({ callId }), args: {} }
+    let result
+    try {
+      result = await this.#run(call)
+    } catch (err) {
+      call.logger.error({ err, tool: request.name }, 'unexpected fault in the dispatch pipeline')
+      const message = 'internal error while running the tool; the gateway log has the details'
+      result = { status: 'error' as const, content: toolError(message), message }
+    }
+    const durationMs = Math.max(0, Math.round(this.#now() - startedAt))
+    return finalizeOutcome(request.name, callId, result, durationMs)
+  }
+}

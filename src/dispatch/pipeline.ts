@@ -1,0 +1,53 @@
+// The dispatch pipeline as small composable steps, in the manner of undici interceptors: each step
+// gets the call and `next`, and either answers itself (an invalid argument, a block) or wraps what
+// the rest of the chain answers (hooks, truncation). Each step is testable on its own.
+import type { Logger } from 'pino'
+import type { ToolEntry } from '../registry/types.ts'
+import type { StepResult } from './outcome.ts'
+
+export interface DispatchRequest {
+  /** The tool name the caller asked for. */
+  name: string
+  /** An object, or the JSON string a model emits. */
+  args: unknown
+  callId?: string
+  sessionId?: string
+  /** Aborts the call when the caller goes away or the gateway shuts down. */
+  signal?: AbortSignal
+  /** Per-call deadline override, capped by the dispatcher's maximum. */
+  timeoutMs?: number
+  /** Per-call result cap override, capped by the dispatcher's maximum. */
+  maxResultChars?: number
+}
+
+/** Mutable state of one call as it moves through the steps. */
+export interface CallState {
+  readonly request: DispatchRequest
+  readonly callId: string
+  readonly startedAt: number
+  logger: Logger
+  /** Set by the lookup step; every later step can rely on it. */
+  entry?: ToolEntry
+  /** The parsed (then coerced) arguments. */
+  args: Record<string, unknown>
+}
+
+export type Step = (call: CallState, next: () => Promise<StepResult>) => Promise<StepResult>
+
+/** Chains steps so the first wraps the second and so on; the last one's `next` is never called. */
+export function compose (steps: readonly Step[]): (call: CallState) => Promise<StepResult> {
+  return function run (call) {
+    const at = (index: number): Promise<StepResult> => {
+      const step = steps[index]
+      if (step === undefined) return Promise.reject(new Error('dispatch pipeline ended without an answer'))
+      return step(call, () => at(index + 1))
+    }
+    return at(0)
+  }
+}
+
+/** The entry, which the lookup step has set before any step that needs it runs. */
+export function entryOf (call: CallState): ToolEntry {
+  if (call.entry === undefined) throw new Error('dispatch step ran before the lookup step')
+  return call.entry
+}

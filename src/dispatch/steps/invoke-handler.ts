@@ -1,0 +1,92 @@
+// Last step: runs the handler under a deadline. The handler's signal fires on timeout and when the
+// caller's signal fires (disconnect, shutdown). A handler that ignores its signal cannot hold the
+// call: the outcome is decided when the signal fires, and whatever the handler returns later is
+// discarded and logged.
+import { toolError, isErrorResult } from '../../registry/tool-result.ts'
+import type { ToolEntry } from '../../registry/types.ts'
+import { entryOf, type CallState, type Step } from '../pipeline.ts'
+import type { StepResult } from '../outcome.ts'
+
+const MAX_ERROR_CHARS = 2000
+
+type Settled = { kind: 'value', value: unknown } | { kind: 'thrown', error: unknown } | { kind: 'aborted' }
+
+export interface InvokeOptions {
+  /** The deadline for this call in ms. */
+  timeoutOf: (call: CallState) => number
+  config: unknown
+}
+
+function typeName (value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'array'
+  return typeof value
+}
+
+/** The message of a thrown value, without stack trace, capped. */
+export function sanitizeError (error: unknown): string {
+  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : `non-error value thrown (${typeName(error)})`
+  const text = message.trim() === '' ? 'the tool failed without a message' : message
+  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS - 1)}…` : text
+}
+
+function fromValue (entry: ToolEntry, value: unknown): StepResult {
+  if (typeof value !== 'string') {
+    const message = `Tool ${entry.name} returned ${typeName(value)} instead of a string (handlers must return a string, e.g. toolResult(data))`
+    return { status: 'error', content: toolError(message), message }
+  }
+  return { status: isErrorResult(value) ? 'error' : 'ok', content: value }
+}
+
+export function invokeStep (options: InvokeOptions): Step {
+  return async function invoke (call) {
+    const entry = entryOf(call)
+    const callerSignal = call.request.signal
+    if (callerSignal?.aborted) {
+      return { status: 'cancelled', content: toolError('The call was cancelled before it started'), message: 'cancelled before start' }
+    }
+    const timeoutMs = options.timeoutOf(call)
+    const controller = new AbortController()
+    let timedOut = false
+    let onAbort: () => void = () => {}
+    const aborted = new Promise<Settled>((resolve) => { onAbort = () => resolve({ kind: 'aborted' }) })
+    // Registered before the handler starts, so the race sees the abort before any handler reaction.
+    controller.signal.addEventListener('abort', onAbort, { once: true })
+    const timer = setTimeout(() => {
+      timedOut = true
+      controller.abort(new DOMException(`Tool ${entry.name} timed out after ${timeoutMs} ms`, 'TimeoutError'))
+    }, timeoutMs)
+    const forwardCallerAbort = (): void => controller.abort(callerSignal?.reason)
+    callerSignal?.addEventListener('abort', forwardCallerAbort, { once: true })
+
+    const running = Promise.resolve().then(() => entry.handler(call.args, {
+      signal: controller.signal, logger: call.logger, callId: call.callId, sessionId: call.request.sessionId, config: options.config
+    }))
+    const settled = await Promise.race<Settled>([
+      running.then((value) => ({ kind: 'value', value }), (error: unknown) => ({ kind: 'thrown', error })),
+      aborted
+    ])
+    clearTimeout(timer)
+    callerSignal?.removeEventListener('abort', forwardCallerAbort)
+    controller.signal.removeEventListener('abort', onAbort)
+
+    if (settled.kind === 'aborted' || controller.signal.aborted) {
+      running.then(
+        () => call.logger.warn({ timeoutMs }, 'late tool result discarded: the call had already ended'),
+        (err: unknown) => call.logger.debug({ err }, 'tool failed after its call had ended')
+      )
+      if (timedOut) {
+        const message = `Tool ${entry.name} timed out after ${timeoutMs} ms`
+        return { status: 'timeout', content: toolError(message), message }
+      }
+      const message = `Tool ${entry.name} was cancelled: the caller went away or the gateway is shutting down`
+      return { status: 'cancelled', content: toolError(message), message }
+    }
+    if (settled.kind === 'thrown') {
+      call.logger.warn({ err: settled.error }, 'tool handler threw')
+      const message = sanitizeError(settled.error)
+      return { status: 'error', content: toolError(message), message }
+    }
+    return fromValue(entry, settled.value)
+  }
+}

@@ -1,0 +1,40 @@
+// Caps a result string while keeping both ends: the head says what the result is, the tail holds
+// the newest output (the end of a log), which upstream used to lose by keeping only the head.
+
+export interface Truncation {
+  content: string
+  truncated: boolean
+  originalLength: number
+}
+
+const HIGH_SURROGATE = /[\uD800-\uDBFF]$/
+const LOW_SURROGATE = /^[\uDC00-\uDFFF]/
+
+function marker (cut: number, total: number): string {
+  return `\n\n[... truncated ${cut} of ${total} characters ...]\n\n`
+}
+
+/**
+ * Returns `content` unchanged when it fits in `maxChars`; otherwise the head and the tail around a
+ * marker giving the counts, no longer than `maxChars` in total, never splitting a surrogate pair.
+ * `headShare` is the part of the kept characters given to the head (the tail gets the rest).
+ */
+export function truncateResult (content: string, maxChars: number, headShare = 0.4): Truncation {
+  const originalLength = content.length
+  if (!(originalLength > maxChars)) return { content, truncated: false, originalLength }
+  const limit = Math.max(0, Math.floor(maxChars))
+  // The marker's own length depends on the number it prints; size it for the worst case first.
+  const budget = limit - marker(originalLength, originalLength).length
+  if (budget <= 0) {
+    let head = content.slice(0, limit)
+    if (HIGH_SURROGATE.test(head)) head = head.slice(0, -1)
+    return { content: head, truncated: true, originalLength }
+  }
+  const headLength = Math.floor(budget * headShare)
+  let head = content.slice(0, headLength)
+  let tail = content.slice(originalLength - (budget - headLength))
+  if (HIGH_SURROGATE.test(head)) head = head.slice(0, -1)
+  if (LOW_SURROGATE.test(tail)) tail = tail.slice(1)
+  const cut = originalLength - head.length - tail.length
+  return { content: head + marker(cut, originalLength) + tail, truncated: true, originalLength }
+}
