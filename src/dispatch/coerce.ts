@@ -66,7 +66,7 @@ function coerceSlot (value: unknown, schema: unknown, ctx: Context, depth: numbe
  */
 function coerceInside (value: unknown, matching: TypeCandidate[], ctx: Context, depth: number): unknown {
   const schemas = new Set(matching.filter((c) => c.type === 'array' || c.type === 'object').map((c) => c.schema))
-  if (schemas.size === 0) return value
+  if (schemas.size !== 1) return value
   const [schema] = schemas
   if (Array.isArray(value)) return coerceItems(value, schema, ctx, depth)
   if (isPlainObject(value)) return coerceProperties(value, schema, ctx, depth)

@@ -74,5 +74,5 @@ function errorMessageOf (content: string): string {
     const parsed = JSON.parse(content) as { error?: unknown }
     if (typeof parsed?.error === 'string') return parsed.error
   } catch {}
-  return content.slice(0, 2000)
+  return Array.from(content).slice(0, 2000).join('')
 }

@@ -3,30 +3,57 @@
 // Trusted schemas (built-in tools, plugins) report every failing path; untrusted MCP schemas are
 // compiled without allErrors, as Ajv advises for schemas you do not control.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import type { JsonSchema } from '../registry/types.ts'
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
 
-function createAjv (allErrors: boolean): Ajv {
+type Dialect = 'draft-07' | '2020-12'
+
+function createAjv (dialect: Dialect, allErrors: boolean): Ajv {
   // strict: false because real-world schemas carry keywords Ajv does not know (examples, x-*);
   // addUsedSchema: false so two tools whose schemas share an $id do not collide.
-  const ajv = new Ajv({ allErrors, strict: false, addUsedSchema: false, validateFormats: true })
+  const options = { allErrors, strict: false, addUsedSchema: false, validateFormats: true }
+  const ajv = dialect === '2020-12' ? new Ajv2020(options) : new Ajv(options)
   addFormats(ajv)
   return ajv
 }
 
-const trustedAjv = createAjv(true)
-const untrustedAjv = createAjv(false)
-const compiled = new WeakMap<JsonSchema, ValidateFunction | Error>()
+const instances = new Map<string, Ajv>()
 
-export type ValidationResult = { valid: true } | { valid: false, message: string, paths: string[] }
+/** Schemas that declare draft 2020-12 (MCP servers built on zod 4 do) need Ajv's 2020 dialect. */
+function ajvFor (schema: JsonSchema, trusted: boolean): Ajv {
+  const dialect: Dialect = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12') ? '2020-12' : 'draft-07'
+  const key = `${dialect}:${trusted}`
+  let ajv = instances.get(key)
+  if (ajv === undefined) {
+    ajv = createAjv(dialect, trusted)
+    instances.set(key, ajv)
+  }
+  return ajv
+}
+// One cache per Ajv instance: a schema object compiled for one trust level is not reused for the other.
+const compiledTrusted = new WeakMap<JsonSchema, ValidateFunction | Error>()
+const compiledUntrusted = new WeakMap<JsonSchema, ValidateFunction | Error>()
+
+/** Ajv refuses a `$schema` it has no meta-schema for (draft-04, 2019-09); those validate as draft-07. */
+function withKnownDialect (schema: JsonSchema): JsonSchema {
+  const declared = schema.$schema
+  if (typeof declared !== 'string' || declared.includes('2020-12') || declared.includes('draft-07')) return schema
+  const { $schema: _ignored, ...rest } = schema
+  return rest
+}
+
+/** `schemaBroken`: the tool's own schema does not compile, which is the tool's fault, not the caller's. */
+export type ValidationResult = { valid: true } | { valid: false, message: string, paths: string[], schemaBroken: boolean }
 
 function compile (schema: JsonSchema, trusted: boolean): ValidateFunction | Error {
+  const compiled = trusted ? compiledTrusted : compiledUntrusted
   let validator = compiled.get(schema)
   if (validator === undefined) {
     try {
-      validator = (trusted ? trustedAjv : untrustedAjv).compile(schema)
+      validator = ajvFor(schema, trusted).compile(withKnownDialect(schema))
     } catch (err) {
       validator = new Error(`the tool's parameter schema is invalid: ${(err as Error).message}`)
     }
@@ -58,7 +85,7 @@ function describe (error: ErrorObject): { path: string, text: string } {
 /** Validates `args`; when invalid, the message names every failing path (JSON Pointer form). */
 export function validateArguments (args: unknown, schema: JsonSchema, trusted = true): ValidationResult {
   const validator = compile(schema, trusted)
-  if (validator instanceof Error) return { valid: false, message: validator.message, paths: [] }
+  if (validator instanceof Error) return { valid: false, message: validator.message, paths: [], schemaBroken: true }
   if (validator(args)) return { valid: true }
   const seen = new Set<string>()
   const parts: Array<{ path: string, text: string }> = []
@@ -71,6 +98,7 @@ export function validateArguments (args: unknown, schema: JsonSchema, trusted = 
   return {
     valid: false,
     message: `invalid arguments: ${parts.map((p) => p.text).join('; ')}`,
-    paths: [...new Set(parts.map((p) => p.path))]
+    paths: [...new Set(parts.map((p) => p.path))],
+    schemaBroken: false
   }
 }

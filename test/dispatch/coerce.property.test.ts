@@ -28,7 +28,9 @@ const CONFUSERS = [
   'null', ' NULL ', '[]', '[1,"2"]', '{}', '{"n":"1"}', '{"__proto__":{"x":1}}', '', 'abc'
 ]
 
+// Two object shapes that may disagree on `a`: a value valid for one must not be coerced by the other.
 const shape = fc.constantFrom(...SCALAR_TYPES).map((type) => ({ type: 'object', properties: { a: { type } } }))
+const twoShapes = fc.tuple(shape, shape).map((anyOf) => ({ anyOf }))
 
 function schemaArbitrary (withPrefixItems: boolean): fc.Arbitrary<Schema> {
   const { schema } = fc.letrec<{ schema: Schema }>((tie) => {
@@ -48,8 +50,7 @@ function schemaArbitrary (withPrefixItems: boolean): fc.Arbitrary<Schema> {
         fc.array(child, { minLength: 1, maxLength: 3 }).map((anyOf) => ({ anyOf })),
         fc.array(child, { minLength: 1, maxLength: 3 }).map((oneOf) => ({ oneOf })),
         ...arrays,
-        // Two object shapes that disagree on `a`: a value valid for one must not be coerced by the other.
-        fc.tuple(shape, shape).map((anyOf) => ({ anyOf })),
+        twoShapes,
         fc.dictionary(fc.constantFrom(...KEYS), child, { maxKeys: 3, noNullPrototype: true }).map((properties) => ({ type: 'object', properties }))
       )
     }
@@ -160,4 +161,18 @@ test('coercion never changes arguments that already validate (Ajv draft-07, as t
 test('coercion never changes arguments that already validate (Ajv 2020-12, with prefixItems)', () => {
   const ajv = new Ajv2020({ strict: false, addUsedSchema: false })
   assertValidArgsUnchanged((schema) => ajv.compile(schema), true)
+})
+
+test('an object valid for one of two anyOf shapes is not coerced by the other', () => {
+  const ajv = new Ajv({ strict: false, addUsedSchema: false })
+  const member = fc.oneof(confuser, fc.integer(), fc.boolean(), fc.constant(null))
+  let valid = 0
+  fc.assert(fc.property(twoShapes, member.map((a) => ({ a })), (union, value) => {
+    const schema = { type: 'object', properties: { v: union } }
+    const args = { v: value }
+    if (!ajv.compile(schema)(args)) return
+    valid++
+    assert.deepStrictEqual(coerceArguments(args, schema), { v: { a: value.a } })
+  }), { numRuns: 300 })
+  assert.ok(valid >= 50, `only ${valid} valid cases`)
 })

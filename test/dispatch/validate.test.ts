@@ -137,6 +137,17 @@ test('an untrusted (MCP) schema reports the first failure only', () => {
   assert.equal(result.paths.length, 1)
 })
 
+test('one schema object used trusted and untrusted keeps one validator per trust level', () => {
+  const shared = schema()
+  const trusted = validateArguments({ count: 'x', name: 3 }, shared)
+  const untrusted = validateArguments({ count: 'x', name: 3 }, shared, false)
+  assert.equal(trusted.valid, false)
+  assert.equal(untrusted.valid, false)
+  if (trusted.valid || untrusted.valid) return
+  assert.equal(trusted.paths.length, 2)
+  assert.equal(untrusted.paths.length, 1)
+})
+
 test('the arguments are not modified by validation', () => {
   const args = { count: 1, name: 'a' }
   const withDefault = {
@@ -145,4 +156,26 @@ test('the arguments are not modified by validation', () => {
   }
   validateArguments(args, withDefault)
   assert.deepEqual(args, { count: 1, name: 'a' })
+})
+
+test('a schema that declares draft 2020-12 is validated in that dialect (prefixItems honoured)', () => {
+  const schema = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } }
+  }
+  assert.deepEqual(validateArguments({ pair: ['a', 1] }, schema), { valid: true })
+  const bad = validateArguments({ pair: ['a', 'b'] }, schema)
+  assert.equal(bad.valid, false)
+  if (!bad.valid) assert.deepEqual(bad.paths, ['/pair/1'])
+})
+
+test('a schema that declares a dialect Ajv has no meta-schema for still validates (as draft-07)', () => {
+  for (const $schema of ['http://json-schema.org/draft-04/schema#', 'https://json-schema.org/draft/2019-09/schema']) {
+    const schema = { $schema, type: 'object', properties: { a: { type: 'string' } } }
+    assert.deepEqual(validateArguments({ a: 'x' }, schema), { valid: true }, $schema)
+    const bad = validateArguments({ a: 1 }, schema)
+    assert.equal(bad.valid, false)
+    if (!bad.valid) assert.equal(bad.schemaBroken, false, $schema)
+  }
 })

@@ -8,6 +8,8 @@ import { entryOf, type CallState, type Step } from '../pipeline.ts'
 import type { StepResult } from '../outcome.ts'
 
 const MAX_ERROR_CHARS = 2000
+// setTimeout fires after 1 ms for any delay above 2^31 - 1 ms; a longer deadline means "about forever".
+const MAX_TIMER_MS = 2_147_483_647
 
 type Settled = { kind: 'value', value: unknown } | { kind: 'thrown', error: unknown } | { kind: 'aborted' }
 
@@ -27,7 +29,10 @@ function typeName (value: unknown): string {
 export function sanitizeError (error: unknown): string {
   const message = error instanceof Error ? error.message : typeof error === 'string' ? error : `non-error value thrown (${typeName(error)})`
   const text = message.trim() === '' ? 'the tool failed without a message' : message
-  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS - 1)}…` : text
+  if (text.length <= MAX_ERROR_CHARS) return text
+  // Cut before a surrogate pair rather than through it.
+  const head = text.slice(0, MAX_ERROR_CHARS - 1)
+  return `${/[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head}…`
 }
 
 function fromValue (entry: ToolEntry, value: unknown): StepResult {
@@ -45,7 +50,7 @@ export function invokeStep (options: InvokeOptions): Step {
     if (callerSignal?.aborted) {
       return { status: 'cancelled', content: toolError('The call was cancelled before it started'), message: 'cancelled before start' }
     }
-    const timeoutMs = options.timeoutOf(call)
+    const timeoutMs = Math.min(options.timeoutOf(call), MAX_TIMER_MS)
     const controller = new AbortController()
     let timedOut = false
     let onAbort: () => void = () => {}

@@ -6,6 +6,11 @@ import { validateArguments } from '../validate.ts'
 export const validateStep: Step = async function validate (call, next) {
   const entry = entryOf(call)
   const result = validateArguments(call.args, entry.schema.parameters, entry.origin.kind !== 'mcp')
+  if (!result.valid && result.schemaBroken) {
+    call.logger.error({ reason: result.message }, 'tool schema does not compile')
+    const message = `Tool ${entry.name} is unavailable: ${result.message}`
+    return { status: 'unavailable', content: toolError(message), message }
+  }
   if (!result.valid) {
     const message = `${result.message} (tool ${entry.name})`
     return { status: 'invalid', content: toolError(message), message }
