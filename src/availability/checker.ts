@@ -1,7 +1,7 @@
 // Runs tools' availability probes (checkFn) with a TTL cache, failure grace, in-flight sharing and a deadline.
 import { performance } from 'node:perf_hooks'
 import type { Logger } from 'pino'
-import type { CheckFn, CheckVerdict, ToolEntry } from '../registry/types.ts'
+import type { CheckContext, CheckFn, CheckVerdict, ToolEntry } from '../registry/types.ts'
 
 export interface Availability {
   available: boolean
@@ -19,6 +19,8 @@ export interface AvailabilityCheckerOptions {
   /** Monotonic clock in ms; default `performance.now`. */
   now?: () => number
   logger?: Pick<Logger, 'warn' | 'debug'>
+  /** Handed to every probe as ctx.config. */
+  config?: unknown
 }
 
 interface ProbeState {
@@ -69,6 +71,7 @@ export class AvailabilityChecker {
   readonly #probeTimeoutMs: number
   readonly #now: () => number
   readonly #logger?: Pick<Logger, 'warn' | 'debug'>
+  readonly #context: CheckContext
   // Keyed by the function itself: tools sharing one probe share its cache and its in-flight run.
   #states = new WeakMap<CheckFn, ProbeState>()
 
@@ -78,6 +81,7 @@ export class AvailabilityChecker {
     this.#probeTimeoutMs = options.probeTimeoutMs ?? 2_000
     this.#now = options.now ?? (() => performance.now())
     this.#logger = options.logger
+    this.#context = Object.freeze({ config: options.config })
   }
 
   /** Runs (or reuses) the probe `fn`; the cache key is the function identity, so a probe shared by several tools runs once. */
@@ -123,7 +127,7 @@ export class AvailabilityChecker {
   #probe (fn: CheckFn): Promise<ProbeOutcome> {
     let answer: Promise<ProbeOutcome>
     try {
-      answer = Promise.resolve(fn()).then(
+      answer = Promise.resolve(fn(this.#context)).then(
         (value) => ({ verdict: normalise(value), faulted: false }),
         (err: unknown) => this.#thrown(fn, err)
       )

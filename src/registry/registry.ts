@@ -78,6 +78,7 @@ export class ToolRegistry extends EventEmitter<{ change: [RegistryChange] }> {
       maxResultSizeChars: options.maxResultSizeChars ?? DEFAULT_MAX_RESULT_SIZE_CHARS,
       timeoutMs: options.timeoutMs,
       dynamicSchemaOverrides: options.dynamicSchemaOverrides,
+      dispose: options.dispose,
       origin
     })
 

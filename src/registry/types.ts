@@ -28,8 +28,13 @@ export interface CheckVerdict {
   reason?: string
 }
 
+/** What a probe may read: the gateway configuration of the app asking (several apps may share a process). */
+export interface CheckContext {
+  config: unknown
+}
+
 /** Availability probe: a boolean or a verdict with a reason, sync or async. A throw counts as unavailable. */
-export type CheckFn = () => boolean | CheckVerdict | Promise<boolean | CheckVerdict>
+export type CheckFn = (ctx: CheckContext) => boolean | CheckVerdict | Promise<boolean | CheckVerdict>
 
 export interface ToolSchema {
   description?: string
@@ -53,6 +58,8 @@ export interface RegisterOptions {
   timeoutMs?: number
   /** Shallow-merged onto the schema at every definitions pass; a throw falls back to the static schema. */
   dynamicSchemaOverrides?: () => Partial<ToolSchema> & Record<string, unknown>
+  /** Called once when the gateway shuts down: release what the tool holds (child processes, sockets). */
+  dispose?: () => Promise<void> | void
   /** Replace a tool of another toolset (refused without it). */
   override?: boolean
   origin?: ToolOrigin
@@ -71,6 +78,7 @@ export interface ToolEntry {
   readonly maxResultSizeChars: number
   readonly timeoutMs?: number
   readonly dynamicSchemaOverrides?: () => Partial<ToolSchema> & Record<string, unknown>
+  readonly dispose?: () => Promise<void> | void
   readonly origin: ToolOrigin
 }
 

@@ -304,3 +304,11 @@ test('the deadline timer is cleared once the probe answers', async (t) => {
   t.mock.timers.tick(5_000) // a leftover deadline would fire here and log a bogus timeout
   assert.deepEqual(warnings, [])
 })
+
+test('a probe receives the configuration of the checker that runs it', async () => {
+  const seen: unknown[] = []
+  const probe = (ctx: { config: unknown }) => { seen.push(ctx.config); return true }
+  await new AvailabilityChecker({ config: { terminal: true } }).check(probe)
+  await new AvailabilityChecker().check(probe)
+  assert.deepEqual(seen, [{ terminal: true }, undefined])
+})

@@ -1,0 +1,62 @@
+// Maps environment variables onto configuration fields. Values are converted where they clearly
+// are numbers, booleans or lists; anything else is passed as the string, so validation reports it
+// against the field with the variable's name.
+
+type Kind = 'string' | 'integer' | 'boolean' | 'list'
+
+/** Variable → [field path, kind]. The README's config reference lists the same table. */
+export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = Object.freeze({
+  HOST: ['host', 'string'],
+  PORT: ['port', 'integer'],
+  LOG_LEVEL: ['logLevel', 'string'],
+  TOOLS_DIR: ['toolsDir', 'string'],
+  WORKSPACE_ROOT: ['workspaceRoot', 'string'],
+  BODY_LIMIT_BYTES: ['http.bodyLimitBytes', 'integer'],
+  BATCH_CONCURRENCY: ['http.batchConcurrency', 'integer'],
+  SHUTDOWN_GRACE_MS: ['http.shutdownGraceMs', 'integer'],
+  TOOL_TIMEOUT_MS: ['dispatch.defaultTimeoutMs', 'integer'],
+  MAX_TOOL_TIMEOUT_MS: ['dispatch.maxTimeoutMs', 'integer'],
+  MAX_RESULT_CHARS: ['dispatch.maxResultChars', 'integer'],
+  GATEWAY_ALLOW_OPEN: ['auth.allowOpen', 'boolean'],
+  GATEWAY_ENABLE_TERMINAL: ['terminal.enabled', 'boolean'],
+  WEB_ALLOW_HOSTS: ['web.allowHosts', 'list'],
+  WEB_SEARCH_BACKEND: ['web.search.backend', 'string'],
+  SEARXNG_URL: ['web.search.searxngUrl', 'string'],
+  BRAVE_API_KEY: ['web.search.braveApiKey', 'string']
+})
+
+function convert (raw: string, kind: Kind): unknown {
+  const text = raw.trim()
+  if (kind === 'integer') return /^-?\d+$/.test(text) ? Number(text) : raw
+  if (kind === 'boolean') {
+    if (/^(true|1|yes|on)$/i.test(text)) return true
+    if (/^(false|0|no|off)$/i.test(text)) return false
+    return raw
+  }
+  if (kind === 'list') return text === '' ? [] : text.split(',').map((item) => item.trim()).filter(Boolean)
+  return raw
+}
+
+function setPath (target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.')
+  let node = target
+  for (const key of keys.slice(0, -1)) {
+    node[key] ??= {}
+    node = node[key] as Record<string, unknown>
+  }
+  node[keys[keys.length - 1]] = value
+}
+
+/** The configuration fields set by the environment, and which variable set each (for error messages). */
+export function fromEnvironment (env: NodeJS.ProcessEnv): { values: Record<string, unknown>, sources: Map<string, string> } {
+  const values: Record<string, unknown> = {}
+  const sources = new Map<string, string>()
+  for (const [name, [path, kind]] of Object.entries(ENV_VARIABLES)) {
+    const raw = env[name]
+    // An empty variable counts as unset, as shells and container runtimes often leave them so.
+    if (raw === undefined || raw === '') continue
+    setPath(values, path, convert(raw, kind))
+    sources.set(path, `${name}=${JSON.stringify(raw)}`)
+  }
+  return { values, sources }
+}

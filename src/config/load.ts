@@ -1,0 +1,122 @@
+// Loads the configuration once at boot: the optional file named by GATEWAY_CONFIG (YAML or JSON,
+// `${VAR}` read from the environment), overlaid by environment variables, defaults filled, then
+// validated. Any bad value stops start-up with a message naming the field, its source and what
+// was expected.
+import { readFile } from 'node:fs/promises'
+import { isAbsolute, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Value } from 'typebox/value'
+import { parse as parseYaml } from 'yaml'
+import { InvalidConfigError } from '../errors.ts'
+import { ENV_VARIABLES, fromEnvironment } from './env.ts'
+import { interpolate } from './interpolate.ts'
+import { ConfigSchema, type GatewayConfig } from './schema.ts'
+
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv
+  /** Relative paths (file, workspace, tools folder) resolve against this; default process.cwd(). */
+  cwd?: string
+}
+
+/** The `tools/` folder shipped beside the sources (or beside the compiled files in dist/). */
+export const BUILTIN_TOOLS_DIR = fileURLToPath(new URL('../../tools/', import.meta.url))
+
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Objects merge key by key; anything else from `over` replaces. */
+function merge (base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base }
+  for (const [key, value] of Object.entries(over)) {
+    out[key] = isPlainObject(value) && isPlainObject(out[key]) ? merge(out[key] as Record<string, unknown>, value) : value
+  }
+  return out
+}
+
+async function readConfigFile (path: string): Promise<Record<string, unknown>> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (err) {
+    throw new InvalidConfigError(`GATEWAY_CONFIG: cannot read ${path}: ${(err as Error).message}`)
+  }
+  let data: unknown
+  try {
+    // YAML 1.2 is a superset of JSON, so one parser reads both.
+    data = parseYaml(text)
+  } catch (err) {
+    throw new InvalidConfigError(`GATEWAY_CONFIG: ${path} is not valid YAML or JSON: ${(err as Error).message}`)
+  }
+  if (data === null || data === undefined) return {}
+  if (!isPlainObject(data)) throw new InvalidConfigError(`GATEWAY_CONFIG: ${path} must hold an object at its top level`)
+  return data
+}
+
+function pointerToField (pointer: string): string {
+  return pointer.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~')).join('.')
+}
+
+function describeErrors (value: unknown, envSources: Map<string, string>): string[] {
+  const lines: string[] = []
+  for (const error of Value.Errors(ConfigSchema, value)) {
+    const e = error as { instancePath: string, message: string, params?: Record<string, unknown>, keyword?: string }
+    let field = pointerToField(e.instancePath) || '(top level)'
+    let message = e.message
+    if (e.keyword === 'additionalProperties' && Array.isArray(e.params?.additionalProperties)) {
+      const extra = (e.params.additionalProperties as string[]).join(', ')
+      message = `unknown field(s) ${extra}`
+    }
+    if (e.keyword === 'boolean') continue // the additionalProperties line already names the field
+    const source = envSources.get(pointerToField(e.instancePath))
+    if (source !== undefined) field += ` (from ${source})`
+    const got = e.instancePath === '' ? '' : `, got ${JSON.stringify(Value.Pointer.Get(value as object, e.instancePath))}`
+    if (Array.isArray(e.params?.allowedValues)) message += ` (${(e.params.allowedValues as unknown[]).join(', ')})`
+    message += got
+    lines.push(`${field}: ${message}`)
+  }
+  return [...new Set(lines)]
+}
+
+function checkApiKeys (config: GatewayConfig, env: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = []
+  const names = new Set<string>()
+  config.auth.keys.forEach((key, i) => {
+    const field = `auth.keys.${i}`
+    if ((key.sha256 === undefined) === (key.env === undefined)) problems.push(`${field}: give exactly one of sha256 or env`)
+    if (key.env !== undefined && !env[key.env]) problems.push(`${field}.env: environment variable ${key.env} is not set or empty`)
+    if (names.has(key.name)) problems.push(`${field}.name: "${key.name}" is used by another key`)
+    names.add(key.name)
+  })
+  return problems
+}
+
+/** Reads, merges, fills and validates the configuration; throws InvalidConfigError listing every problem. */
+export async function loadConfig (options: LoadConfigOptions = {}): Promise<GatewayConfig> {
+  const env = options.env ?? process.env
+  const cwd = options.cwd ?? process.cwd()
+  const path = env.GATEWAY_CONFIG
+  let fromFile: Record<string, unknown> = {}
+  if (path) {
+    const absolute = resolve(cwd, path)
+    const interpolated = interpolate(await readConfigFile(absolute), env)
+    if (interpolated.problems.length > 0) {
+      throw new InvalidConfigError(`invalid configuration:\n  ${interpolated.problems.join('\n  ')}`)
+    }
+    fromFile = interpolated.value as Record<string, unknown>
+  }
+  const overlay = fromEnvironment(env)
+  const merged = merge(merge({ toolsDir: BUILTIN_TOOLS_DIR }, fromFile), overlay.values)
+  const filled = Value.Default(ConfigSchema, merged)
+  const problems = describeErrors(filled, overlay.sources)
+  if (problems.length === 0) problems.push(...checkApiKeys(filled as GatewayConfig, env))
+  if (problems.length > 0) {
+    throw new InvalidConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`)
+  }
+  const config = filled as GatewayConfig
+  config.workspaceRoot = isAbsolute(config.workspaceRoot) ? config.workspaceRoot : resolve(cwd, config.workspaceRoot)
+  config.toolsDir = isAbsolute(config.toolsDir) ? config.toolsDir : resolve(cwd, config.toolsDir)
+  return config
+}
+
+export { ENV_VARIABLES }

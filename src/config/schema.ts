@@ -1,0 +1,83 @@
+// The gateway configuration as one TypeBox schema: it validates the merged environment and file at
+// boot, fills defaults, documents every field, and gives the typed object handed to buildApp.
+import { Type, type Static } from 'typebox'
+
+const PositiveMs = (description: string, defaultValue: number) =>
+  Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: defaultValue, description })
+
+const ToolsetNames = (description: string) => Type.Array(Type.String({ minLength: 1 }), { description })
+
+export const ApiKeySchema = Type.Object({
+  name: Type.String({ minLength: 1, description: 'A label for logs and metrics; never the key itself.' }),
+  sha256: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'SHA-256 digest of the key, hex (`printf %s "$KEY" | sha256sum`).' })),
+  env: Type.Optional(Type.String({ minLength: 1, description: 'Name of an environment variable holding the key itself.' })),
+  toolsets: Type.Optional(ToolsetNames('Toolsets this key may see and call; absent = all.'))
+}, { additionalProperties: false, description: 'One API key: give exactly one of sha256 or env.' })
+
+export const CustomToolsetSchema = Type.Object({
+  description: Type.Optional(Type.String({ description: 'What the toolset is for.' })),
+  tools: Type.Optional(ToolsetNames('Tool names in the toolset.')),
+  includes: Type.Optional(ToolsetNames('Other toolsets included whole.'))
+}, { additionalProperties: false })
+
+export const ToolOverrideSchema = Type.Object({
+  timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Deadline of this tool in ms, replacing its own.' })),
+  maxResultSizeChars: Type.Optional(Type.Integer({ minimum: 0, description: 'Result cap of this tool in characters, replacing its own.' }))
+}, { additionalProperties: false })
+
+export const ConfigSchema = Type.Object({
+  host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address to listen on (HOST).' }),
+  port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'Port to listen on (PORT); 0 picks a free one.' }),
+  logLevel: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level (LOG_LEVEL).' }),
+  toolsDir: Type.String({ minLength: 1, description: 'Folder scanned for built-in tool modules (TOOLS_DIR).' }),
+  workspaceRoot: Type.String({ minLength: 1, default: './workspace', description: 'The only folder file tools may touch (WORKSPACE_ROOT); created at start.' }),
+  http: Type.Object({
+    bodyLimitBytes: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'Largest request body; larger answers 413 (BODY_LIMIT_BYTES).' }),
+    batchConcurrency: Type.Integer({ minimum: 1, maximum: 256, default: 8, description: 'Calls of one POST /dispatch batch run at once (BATCH_CONCURRENCY).' }),
+    maxBatchSize: Type.Integer({ minimum: 1, maximum: 1024, default: 128, description: 'Most tool calls in one batch.' }),
+    shutdownGraceMs: PositiveMs('On SIGTERM, how long in-flight calls may finish (SHUTDOWN_GRACE_MS).', 30_000)
+  }, { additionalProperties: false, default: {} }),
+  dispatch: Type.Object({
+    defaultTimeoutMs: PositiveMs('Deadline of a tool that sets none (TOOL_TIMEOUT_MS).', 60_000),
+    maxTimeoutMs: PositiveMs('Ceiling for X-Tool-Timeout-Ms (MAX_TOOL_TIMEOUT_MS).', 600_000),
+    maxResultChars: Type.Integer({ minimum: 0, default: 1_000_000, description: 'Ceiling for X-Max-Result-Chars (MAX_RESULT_CHARS).' })
+  }, { additionalProperties: false, default: {} }),
+  availability: Type.Object({
+    ttlMs: PositiveMs('How long an availability verdict is reused.', 30_000),
+    graceMs: Type.Integer({ minimum: 0, default: 60_000, description: 'A failing check this soon after a success counts as transient.' }),
+    probeTimeoutMs: PositiveMs('Deadline of one availability check.', 2_000)
+  }, { additionalProperties: false, default: {} }),
+  auth: Type.Object({
+    keys: Type.Array(ApiKeySchema, { default: [], description: 'API keys; none = the gateway is open (loopback only unless allowOpen).' }),
+    allowOpen: Type.Boolean({ default: false, description: 'Allow serving without keys on a non-loopback address (GATEWAY_ALLOW_OPEN).' })
+  }, { additionalProperties: false, default: {} }),
+  toolsets: Type.Record(Type.String(), CustomToolsetSchema, { default: {}, description: 'Custom toolsets by name.' }),
+  tools: Type.Record(Type.String(), ToolOverrideSchema, { default: {}, description: 'Per-tool overrides by tool name.' }),
+  logging: Type.Object({
+    secretArguments: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Argument names whose values are redacted from logs.' })
+  }, { additionalProperties: false, default: {} }),
+  web: Type.Object({
+    allowHosts: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: 'Hosts, IP addresses or CIDR networks web tools may reach even when private or loopback (WEB_ALLOW_HOSTS, comma-separated).'
+    }),
+    maxDownloadBytes: Type.Integer({ minimum: 1024, default: 5_000_000, description: 'Largest page web_extract downloads.' }),
+    fetchTimeoutMs: PositiveMs('Deadline of one page download.', 15_000),
+    search: Type.Object({
+      backend: Type.Optional(Type.Enum(['searxng', 'brave'], { description: 'web_search backend (WEB_SEARCH_BACKEND); default: whichever is configured.' })),
+      searxngUrl: Type.Optional(Type.String({ minLength: 1, description: 'Base URL of a SearXNG instance with the JSON format enabled (SEARXNG_URL).' })),
+      braveApiKey: Type.Optional(Type.String({ minLength: 1, description: 'Brave Search API key (BRAVE_API_KEY).' }))
+    }, { additionalProperties: false, default: {} })
+  }, { additionalProperties: false, default: {} }),
+  terminal: Type.Object({
+    enabled: Type.Boolean({ default: false, description: 'Serve the terminal toolset (GATEWAY_ENABLE_TERMINAL).' }),
+    maxOutputChars: Type.Integer({ minimum: 1000, default: 50_000, description: 'Output kept per command (40 % head, 60 % tail).' }),
+    envAllowlist: Type.Array(Type.String({ minLength: 1 }), {
+      default: ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'TZ', 'USER'],
+      description: 'Environment variables passed to commands; nothing else leaks in.'
+    })
+  }, { additionalProperties: false, default: {} })
+}, { additionalProperties: false })
+
+export type GatewayConfig = Static<typeof ConfigSchema>
+export type ApiKeyConfig = Static<typeof ApiKeySchema>
