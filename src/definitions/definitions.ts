@@ -40,45 +40,90 @@ function isPlainObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/** What one selection resolves to in one generation, and its last answer. */
+interface Plan {
+  generation: number
+  entries: ToolEntry[]
+  /** Entries whose availability or schema can change without a registry change. */
+  volatile: ToolEntry[]
+  last?: { key: string, payload: DefinitionsPayload }
+}
+
 export class DefinitionsBuilder {
   readonly #options: DefinitionsBuilderOptions
   readonly #cache = new Map<string, DefinitionsPayload>()
+  readonly #plans = new Map<string, Plan>()
   readonly #maxEntries: number
 
   constructor (options: DefinitionsBuilderOptions) {
     this.#options = options
     this.#maxEntries = options.maxCacheEntries ?? 256
     // Entries of an older generation can never be hit again.
-    options.registry.on('change', () => this.#cache.clear())
+    options.registry.on('change', () => {
+      this.#cache.clear()
+      this.#plans.clear()
+    })
   }
 
   /** Definitions of the available tools among `names` (unknown names are ignored). */
   async build (names: Iterable<string>): Promise<DefinitionsPayload> {
+    return this.#answer(this.#plan(names))
+  }
+
+  /**
+   * The same, for a selection the caller names with `selectionKey` (e.g. the query string): the
+   * selection is resolved once per generation, and while none of its tools has an availability
+   * check or a dynamic override, a repeated request costs one map look-up.
+   */
+  async buildFor (selectionKey: string, select: () => Iterable<string>): Promise<DefinitionsPayload> {
+    const generation = this.#options.registry.generation
+    let plan = this.#plans.get(selectionKey)
+    if (plan === undefined || plan.generation !== generation) {
+      plan = this.#plan(select())
+      this.#remember(this.#plans, selectionKey, plan)
+    }
+    if (plan.volatile.length === 0 && plan.last !== undefined) return plan.last.payload
+    return this.#answer(plan)
+  }
+
+  /** A private copy the caller may change freely. */
+  async definitions (names: Iterable<string>): Promise<OpenAIFunctionTool[]> {
+    return structuredClone((await this.build(names)).tools) as OpenAIFunctionTool[]
+  }
+
+  #plan (names: Iterable<string>): Plan {
     const snapshot = this.#options.registry.snapshot()
     const entries: ToolEntry[] = []
     for (const name of new Set(names)) {
       const entry = snapshot.tools.get(name)
       if (entry !== undefined) entries.push(entry)
     }
-    const verdicts = await this.#options.availability.tools(entries)
-    const available = entries.filter((e) => verdicts.get(e.name)?.available).sort((a, b) => (a.name < b.name ? -1 : 1))
-    const overrides = available.map((entry) => this.#override(entry))
-    const key = `${snapshot.generation}\n${available.map((e) => e.name).join(',')}\n${JSON.stringify(overrides)}`
-    const hit = this.#cache.get(key)
-    if (hit !== undefined) return hit
+    entries.sort((a, b) => (a.name < b.name ? -1 : 1))
+    const volatile = entries.filter((e) => e.checkFn !== undefined || e.dynamicSchemaOverrides !== undefined)
+    return { generation: snapshot.generation, entries, volatile }
+  }
 
-    const tools = deepFreeze(structuredClone(available.map((entry, i) => this.#toOpenAI(entry, overrides[i]))))
-    const json = JSON.stringify(tools)
-    const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`
-    const payload: DefinitionsPayload = Object.freeze({ generation: snapshot.generation, tools, json, etag })
-    if (this.#cache.size >= this.#maxEntries) this.#cache.delete(this.#cache.keys().next().value as string)
-    this.#cache.set(key, payload)
+  async #answer (plan: Plan): Promise<DefinitionsPayload> {
+    const verdicts = await this.#options.availability.tools(plan.volatile)
+    const available = plan.entries.filter((e) => verdicts.get(e.name)?.available ?? true)
+    const overrides = available.map((entry) => this.#override(entry))
+    const key = `${plan.generation}\n${available.map((e) => e.name).join(',')}\n${JSON.stringify(overrides)}`
+    if (plan.last?.key === key) return plan.last.payload
+    let payload = this.#cache.get(key)
+    if (payload === undefined) {
+      const tools = deepFreeze(structuredClone(available.map((entry, i) => this.#toOpenAI(entry, overrides[i]))))
+      const json = JSON.stringify(tools)
+      const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`
+      payload = Object.freeze({ generation: plan.generation, tools, json, etag })
+      this.#remember(this.#cache, key, payload)
+    }
+    plan.last = { key, payload }
     return payload
   }
 
-  /** A private copy the caller may change freely. */
-  async definitions (names: Iterable<string>): Promise<OpenAIFunctionTool[]> {
-    return structuredClone((await this.build(names)).tools) as OpenAIFunctionTool[]
+  #remember<V> (map: Map<string, V>, key: string, value: V): void {
+    if (map.size >= this.#maxEntries && !map.has(key)) map.delete(map.keys().next().value as string)
+    map.set(key, value)
   }
 
   #override (entry: ToolEntry): Record<string, unknown> | undefined {

@@ -94,7 +94,7 @@ export class Dispatcher {
   async dispatch (request: DispatchRequest): Promise<DispatchOutcome> {
     const startedAt = this.#now()
     const callId = request.callId || `call_${randomUUID()}`
-    const call: CallState = { request, callId, startedAt, logger: this.#logger.child({ callId }), args: {} }
+    const call: CallState = { request, callId, startedAt, logger: (request.logger ?? this.#logger).child({ callId }), args: {} }
     let result
     try {
       result = await this.#run(call)
@@ -104,6 +104,11 @@ export class Dispatcher {
       result = { status: 'error' as const, content: toolError(message), message }
     }
     const durationMs = Math.max(0, Math.round(this.#now() - startedAt))
-    return finalizeOutcome(request.name, callId, result, durationMs)
+    const outcome = finalizeOutcome(request.name, callId, result, durationMs)
+    // One line per call. Arguments are untrusted data: only at debug, under one key, where the
+    // logger's redaction of secret argument names applies.
+    call.logger.info({ tool: request.name, status: outcome.status, durationMs, truncated: outcome.truncated }, 'tool call')
+    if (call.logger.isLevelEnabled('debug')) call.logger.debug({ args: call.args }, 'tool call arguments')
+    return outcome
   }
 }

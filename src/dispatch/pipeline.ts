@@ -18,6 +18,10 @@ export interface DispatchRequest {
   timeoutMs?: number
   /** Per-call result cap override, capped by the dispatcher's maximum. */
   maxResultChars?: number
+  /** Tools outside this predicate answer as unknown (an API key limited to some toolsets). */
+  visible?: (tool: string) => boolean
+  /** Logger of the caller (an HTTP request's, carrying its request id); default the dispatcher's. */
+  logger?: Logger
 }
 
 /** Mutable state of one call as it moves through the steps. */

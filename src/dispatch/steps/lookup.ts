@@ -6,7 +6,8 @@ import type { Step } from '../pipeline.ts'
 
 export function lookupStep (snapshot: () => RegistrySnapshot, availability: AvailabilityChecker): Step {
   return async function lookup (call, next) {
-    const entry = snapshot().tools.get(call.request.name)
+    const { name, visible } = call.request
+    const entry = visible === undefined || visible(name) ? snapshot().tools.get(name) : undefined
     if (entry === undefined) {
       const message = `Unknown tool: ${call.request.name}`
       return { status: 'not_found', content: toolError(message), message }

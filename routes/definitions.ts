@@ -1,0 +1,60 @@
+// GET /definitions: the tool schemas an agent hands to its model, as the `tools` array of a Chat
+// Completions request. Answers come from a per-selection cache with an ETag, so a poll that finds
+// nothing new costs a look-up and a 304.
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { UnknownToolsetError } from '../src/errors.ts'
+import { allowedTools } from '../src/http/access.ts'
+import { commaList } from '../src/http/query.ts'
+import { ToolsetList } from '../src/http/schemas.ts'
+
+const Query = Type.Object({
+  toolsets: ToolsetList('Comma-separated toolsets to include; absent = every toolset the caller may use; `all` and `*` allowed.'),
+  disabled: ToolsetList('Comma-separated toolsets to leave out (wins over toolsets).'),
+  format: Type.Optional(Type.Enum(['openai'], { default: 'openai', description: 'Output format; only `openai` (Chat Completions tools).' }))
+}, { additionalProperties: false })
+
+export default async function definitionsRoutes (app: FastifyInstance): Promise<void> {
+  app.get<{ Querystring: { toolsets?: string, disabled?: string } }>('/definitions', {
+    schema: {
+      summary: 'Tool schemas ready to hand to a model',
+      description: 'A JSON array usable as-is as the `tools` parameter of a Chat Completions request, sorted by name; tools whose availability check fails are left out. Send If-None-Match with the last ETag to get 304 when nothing changed.',
+      tags: ['tools'],
+      querystring: Query,
+      headers: Type.Object({ 'if-none-match': Type.Optional(Type.String({ description: 'The ETag of a previous answer.' })) }),
+      response: {
+        200: Type.Array(Type.Ref('OpenAITool'), { description: 'OpenAI function tools.' }),
+        304: Type.Null({ description: 'Not modified: the ETag still matches.' }),
+        400: Type.Ref('ErrorBody')
+      }
+    }
+  }, async (request, reply) => {
+    const { gateway } = app
+    const { toolsets, disabled } = request.query
+    const principal = request.principal
+    const key = `${toolsets ?? ''}\n${disabled ?? ''}\n${principal?.toolsets === undefined ? '' : principal.name}`
+    const payload = await gateway.definitions.buildFor(key, () => {
+      const snapshot = gateway.registry.snapshot()
+      let names: string[]
+      try {
+        names = gateway.catalog.select(snapshot, { enabled: commaList(toolsets), disabled: commaList(disabled) })
+      } catch (err) {
+        // A restricted key learns only its own toolset names, not what else exists.
+        if (err instanceof UnknownToolsetError && principal?.toolsets !== undefined) {
+          const unknown = (err as unknown as { unknown: string[] }).unknown
+          throw new UnknownToolsetError(`unknown toolset(s): ${unknown.join(', ')}; valid: ${[...principal.toolsets, 'all'].join(', ')}`)
+        }
+        throw err
+      }
+      const allowed = allowedTools(gateway, principal)
+      return allowed === undefined ? names : names.filter((name) => allowed.has(name))
+    })
+    reply.header('etag', payload.etag).header('cache-control', 'no-cache')
+    if (request.headers['if-none-match'] === payload.etag) {
+      app.metrics.definitionsServed(304)
+      return reply.code(304).send()
+    }
+    app.metrics.definitionsServed(200)
+    return reply.type('application/json; charset=utf-8').send(payload.json)
+  })
+}

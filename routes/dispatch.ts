@@ -1,0 +1,159 @@
+// POST /dispatch/:name runs one tool; POST /dispatch runs the tool_calls of an assistant message.
+// Every answer is the envelope, whose `content` goes to the model as is. A caller that goes away
+// aborts its calls; while the gateway drains, new calls get 503 with Retry-After.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Logger } from 'pino'
+import { Type } from 'typebox'
+import type { DispatchOutcome } from '../src/dispatch/outcome.ts'
+import { OverloadedError } from '../src/errors.ts'
+import { allowedTools, mayUse } from '../src/http/access.ts'
+import { failureEnvelope } from '../src/http/error-handler.ts'
+import { numericHeader } from '../src/http/query.ts'
+import { mapWithConcurrency } from '../src/http/concurrency.ts'
+
+const RETRY_AFTER_SECONDS = '5'
+
+const CallHeaders = Type.Object({
+  'x-tool-call-id': Type.Optional(Type.String({ maxLength: 256, description: 'The model\'s tool call id, echoed in the envelope.' })),
+  'x-session-id': Type.Optional(Type.String({ maxLength: 256, description: 'An agent session id, handed to the tool.' })),
+  'x-tool-timeout-ms': Type.Optional(Type.String({ pattern: '^\\s*\\d{1,15}\\s*$', description: 'Deadline for this call in ms, capped by the configured maximum.' })),
+  'x-max-result-chars': Type.Optional(Type.String({ pattern: '^\\s*\\d{1,15}\\s*$', description: 'Result size cap for this call, capped by the configured maximum.' }))
+})
+
+const Arguments = Type.Union([
+  Type.Object({}, { additionalProperties: true, description: 'The arguments as a JSON object.' }),
+  Type.String({ description: 'The arguments as the JSON string a model emits.' })
+], { description: 'Tool arguments: an object, or a JSON string holding one.' })
+
+const ToolCall = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 256, description: 'The tool call id from the model.' }),
+  type: Type.Optional(Type.Literal('function', { description: 'Always "function".' })),
+  function: Type.Object({
+    name: Type.String({ minLength: 1, maxLength: 256, description: 'The tool to run.' }),
+    arguments: Type.Optional(Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })], {
+      description: 'The arguments: the JSON string the model emitted (an object is accepted too).'
+    }))
+  }, { description: 'The function the model called.' })
+}, { description: 'One tool call, exactly as in an assistant message.' })
+
+const BatchBody = Type.Object({
+  tool_calls: Type.Array(ToolCall, { minItems: 1, description: 'The tool_calls of the assistant message.' })
+}, { description: 'A batch of tool calls.' })
+
+const ToolMessage = Type.Object({
+  role: Type.Literal('tool', { description: 'Always "tool".' }),
+  tool_call_id: Type.String({ description: 'The id of the call this answers.' }),
+  content: Type.String({ description: 'The result for the model.' })
+}, { description: 'A Chat Completions tool message.' })
+
+const BatchResponse = Type.Object({
+  messages: Type.Array(ToolMessage, { description: 'One tool message per call, in input order.' }),
+  results: Type.Array(Type.Ref('Envelope'), { description: 'The full envelope per call, in input order.' })
+}, { description: 'The answers of a batch.' })
+
+/** A signal that fires when the client goes away before its answer was written. */
+function disconnectSignal (request: FastifyRequest, reply: FastifyReply): AbortSignal {
+  const controller = new AbortController()
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error('the client closed the connection'))
+  })
+  return AbortSignal.any([controller.signal, request.server.gateway.shutdownSignal])
+}
+
+export default async function dispatchRoutes (app: FastifyInstance): Promise<void> {
+  const { gateway, lifecycle, metrics } = app
+  const batchLimit = gateway.config.http.batchConcurrency
+
+  // While draining, refuse new calls (in-flight ones go on) and say when to come back.
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!lifecycle.draining) return
+    reply.header('retry-after', RETRY_AFTER_SECONDS)
+    throw new OverloadedError('the gateway is shutting down; retry against another instance')
+  })
+
+  async function run (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, signal: AbortSignal,
+    allowed: ReadonlySet<string> | undefined): Promise<DispatchOutcome> {
+    const leave = lifecycle.enter()
+    const record = metrics.callStarted()
+    try {
+      const headers = request.headers
+      const outcome = await gateway.dispatcher.dispatch({
+        name,
+        // Outside the caller's toolsets a tool does not exist for it: the same answer as an unknown one.
+        visible: allowed === undefined ? undefined : (tool) => mayUse(allowed, tool),
+        args,
+        callId,
+        sessionId: headers['x-session-id'] as string | undefined,
+        signal,
+        timeoutMs: numericHeader(headers, 'X-Tool-Timeout-Ms'),
+        maxResultChars: numericHeader(headers, 'X-Max-Result-Chars'),
+        logger: request.log as unknown as Logger
+      })
+      record(outcome)
+      return outcome
+    } finally {
+      leave()
+    }
+  }
+
+  app.post<{ Params: { name: string }, Body: unknown }>('/dispatch/:name', {
+    config: { envelope: true },
+    schema: {
+      summary: 'Run one tool',
+      description: 'The body is the arguments (an object, or the JSON string a model emits). Every answer is the envelope; its `content` is the tool message for the model.',
+      tags: ['dispatch'],
+      params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 256, description: 'The tool name.' }) }),
+      headers: CallHeaders,
+      body: Arguments,
+      response: {
+        200: Type.Ref('Envelope'),
+        400: Type.Ref('Envelope'),
+        401: Type.Ref('Envelope'),
+        403: Type.Ref('Envelope'),
+        404: Type.Ref('Envelope'),
+        413: Type.Ref('Envelope'),
+        415: Type.Ref('Envelope'),
+        499: Type.Ref('Envelope'),
+        503: Type.Ref('Envelope'),
+        504: Type.Ref('Envelope')
+      }
+    }
+  }, async (request, reply) => {
+    const allowed = allowedTools(gateway, request.principal)
+    const callId = request.headers['x-tool-call-id'] as string | undefined
+    const outcome = await run(request, request.params.name, request.body, callId, disconnectSignal(request, reply), allowed)
+    return reply.code(outcome.httpStatus).send(envelopeOf(outcome))
+  })
+
+  app.post<{ Body: { tool_calls: Array<{ id: string, function: { name: string, arguments?: unknown } }> } }>('/dispatch', {
+    config: { envelope: true },
+    schema: {
+      summary: 'Run the tool calls of an assistant message',
+      description: 'Runs the calls concurrently (up to the configured limit) and answers one tool message per call in input order; one failing call never fails the batch.',
+      tags: ['dispatch'],
+      headers: CallHeaders,
+      body: BatchBody,
+      response: { 200: BatchResponse, 400: Type.Ref('Envelope'), 401: Type.Ref('Envelope'), 413: Type.Ref('Envelope'), 415: Type.Ref('Envelope'), 503: Type.Ref('Envelope') }
+    }
+  }, async (request, reply) => {
+    const calls = request.body.tool_calls
+    if (calls.length > gateway.config.http.maxBatchSize) {
+      const message = `a batch holds at most ${gateway.config.http.maxBatchSize} tool calls (got ${calls.length})`
+      return reply.code(400).send(failureEnvelope('', '', 'GW_ERR_BAD_REQUEST', message, 400))
+    }
+    const allowed = allowedTools(gateway, request.principal)
+    const signal = disconnectSignal(request, reply)
+    const outcomes = await mapWithConcurrency(calls, batchLimit, (call) =>
+      run(request, call.function.name, call.function.arguments, call.id, signal, allowed))
+    return {
+      messages: outcomes.map((outcome, i) => ({ role: 'tool' as const, tool_call_id: calls[i].id, content: outcome.content })),
+      results: outcomes.map(envelopeOf)
+    }
+  })
+}
+
+/** The public envelope: the outcome without the internal HTTP status. */
+function envelopeOf (outcome: DispatchOutcome) {
+  const { httpStatus: _status, ...envelope } = outcome
+  return envelope
+}

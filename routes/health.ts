@@ -1,0 +1,52 @@
+// Liveness, readiness and metrics: open to orchestrators and scrapers even when keys are configured.
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+
+const Health = Type.Object({
+  status: Type.String({ description: '"ok" while the process serves.' })
+}, { description: 'Liveness answer.' })
+
+const Readiness = Type.Object({
+  ready: Type.Boolean({ description: 'True once start-up finished and the gateway is not shutting down.' }),
+  draining: Type.Boolean({ description: 'True while shutting down: new tool calls are refused.' }),
+  generation: Type.Integer({ description: 'Registry generation: moves on every tool change.' }),
+  tools: Type.Integer({ description: 'Registered tools.' })
+}, { description: 'Readiness answer.' })
+
+export default async function healthRoutes (app: FastifyInstance): Promise<void> {
+  app.get('/healthz', {
+    config: { public: true },
+    schema: { summary: 'Liveness: 200 while the process serves', tags: ['health'], response: { 200: Health } }
+  }, async () => ({ status: 'ok' }))
+
+  app.get('/readyz', {
+    config: { public: true },
+    schema: {
+      summary: 'Readiness: 200 once discovery finished and not shutting down, else 503',
+      tags: ['health'],
+      response: { 200: Readiness, 503: Readiness }
+    }
+  }, async (_request, reply) => {
+    const { lifecycle, gateway } = app
+    const body = {
+      ready: lifecycle.ready,
+      draining: lifecycle.draining,
+      generation: gateway.registry.generation,
+      tools: gateway.registry.snapshot().tools.size
+    }
+    return reply.code(body.ready ? 200 : 503).send(body)
+  })
+
+  app.get('/metrics', {
+    config: { public: true },
+    schema: {
+      summary: 'Prometheus metrics in the text exposition format',
+      tags: ['health'],
+      produces: ['text/plain'],
+      response: { 200: Type.String({ description: 'Prometheus text format.' }) }
+    }
+  }, async (_request, reply) => {
+    reply.type(app.metrics.registry.contentType)
+    return app.metrics.registry.metrics()
+  })
+}

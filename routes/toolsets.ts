@@ -1,0 +1,49 @@
+// GET /toolsets: every toolset with its resolved members, includes, aliases and availability.
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { allowedTools } from '../src/http/access.ts'
+
+const ToolsetView = Type.Object({
+  name: Type.String({ description: 'The toolset name, usable in GET /definitions?toolsets=.' }),
+  kind: Type.Enum(['builtin', 'custom', 'registry'], { description: 'Built in, defined in config, or a tag of registered tools (plugin, MCP).' }),
+  description: Type.String({ description: 'What the toolset is for.' }),
+  tools: Type.Array(Type.String(), { description: 'Registered tools it resolves to (includes followed), sorted.' }),
+  includes: Type.Array(Type.String(), { description: 'Toolsets it includes.' }),
+  aliases: Type.Array(Type.String(), { description: 'Other names for it.' }),
+  available: Type.Boolean({ description: 'True when at least one of its tools is available.' }),
+  reason: Type.Union([Type.String(), Type.Null()], { description: 'Why no tool of it is available; null when available.' })
+}, { description: 'One toolset.' })
+
+export default async function toolsetsRoutes (app: FastifyInstance): Promise<void> {
+  const { gateway } = app
+  app.get('/toolsets', {
+    schema: {
+      summary: 'Toolsets with resolved members, includes, aliases, availability',
+      tags: ['operators'],
+      response: { 200: Type.Object({ toolsets: Type.Array(ToolsetView, { description: 'Sorted by name.' }) }, { description: 'Every toolset the caller may see.' }) }
+    }
+  }, async (request) => {
+    const snapshot = gateway.registry.snapshot()
+    const allowed = allowedTools(gateway, request.principal)
+    const own = new Set(request.principal?.toolsets ?? [])
+    const infos = gateway.catalog.describe(snapshot)
+      .map((info) => ({ ...info, tools: allowed === undefined ? info.tools : info.tools.filter((t) => allowed.has(t)) }))
+      .filter((info) => allowed === undefined || info.tools.length > 0 || own.has(info.name))
+    const verdicts = await gateway.availability.tools(infos.flatMap((info) => info.tools.map((t) => snapshot.tools.get(t)!)))
+    return {
+      toolsets: infos.map((info) => {
+        const available = info.tools.some((t) => verdicts.get(t)?.available)
+        return {
+          name: info.name,
+          kind: info.kind,
+          description: info.description,
+          tools: info.tools,
+          includes: info.includes,
+          aliases: info.aliases,
+          available,
+          reason: available ? null : info.tools.length === 0 ? 'no registered tools' : 'no tool of this toolset is available'
+        }
+      })
+    }
+  })
+}

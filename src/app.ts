@@ -1,0 +1,87 @@
+// Builds the Fastify app from a validated config: the gateway core, error handling, auth, metrics,
+// the OpenAPI document and the routes. Tests build it and use inject; only src/server.ts listens.
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { Logger } from 'pino'
+import type { GatewayConfig } from './config/schema.ts'
+import { createGateway, type Gateway } from './gateway.ts'
+import { authHook, createAuthenticator } from './http/auth.ts'
+import { installErrorHandling } from './http/error-handler.ts'
+import { Lifecycle } from './http/lifecycle.ts'
+import { createMetrics, type GatewayMetrics } from './http/metrics.ts'
+import { Envelope, ErrorBody, OpenAITool } from './http/schemas.ts'
+import { createLogger } from './logger.ts'
+import definitionsRoutes from '../routes/definitions.ts'
+import dispatchRoutes from '../routes/dispatch.ts'
+import healthRoutes from '../routes/health.ts'
+import toolsRoutes from '../routes/tools.ts'
+import toolsetsRoutes from '../routes/toolsets.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    gateway: Gateway
+    lifecycle: Lifecycle
+    metrics: GatewayMetrics
+  }
+}
+
+export interface BuildAppOptions {
+  logger?: Logger
+  /** A gateway built beforehand (tests register fixtures into it); default: one from config. */
+  gateway?: Gateway
+  /** Where API keys named by `env` are read; default process.env. */
+  env?: NodeJS.ProcessEnv
+}
+
+export async function buildApp (config: GatewayConfig, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const logger = options.logger ?? createLogger(config)
+  const app = Fastify({
+    // pino's Logger and Fastify's base logger type differ only in generics.
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: config.http.bodyLimitBytes,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    // The routes read comma lists and digit strings themselves: no silent type coercion of input.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } }
+  })
+  const gateway = options.gateway ?? createGateway(config, logger)
+  app.decorate('gateway', gateway)
+  app.decorate('lifecycle', new Lifecycle())
+  app.decorate('metrics', createMetrics())
+  installErrorHandling(app, config.http.bodyLimitBytes)
+  app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
+
+  const authenticator = createAuthenticator(config, options.env)
+  if (authenticator.enabled) app.addHook('onRequest', authHook(authenticator))
+
+  app.addSchema(ErrorBody)
+  app.addSchema(Envelope)
+  app.addSchema(OpenAITool)
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Tool gateway',
+        version: '0.1.0',
+        description: 'AI agents discover tools (GET /definitions) and run them (POST /dispatch) over REST.'
+      },
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key from the gateway config.' } } },
+      security: authenticator.enabled ? [{ apiKey: [] }] : []
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) }
+  })
+  await app.register(swaggerUi, { routePrefix: '/documentation' })
+
+  await app.register(healthRoutes)
+  await app.register(definitionsRoutes)
+  await app.register(dispatchRoutes)
+  await app.register(toolsRoutes)
+  await app.register(toolsetsRoutes)
+
+  app.addHook('onClose', async () => { await gateway.stop() })
+  await gateway.start()
+  app.lifecycle.markReady()
+  return app
+}

@@ -1,0 +1,21 @@
+// Protected mode: a gateway without API keys serves anyone who can reach it, so it may listen only
+// on loopback unless the operator says, with GATEWAY_ALLOW_OPEN=true, that this is intended.
+import { isIP } from 'node:net'
+import { InvalidConfigError } from '../errors.ts'
+import type { GatewayConfig } from './schema.ts'
+
+export function isLoopback (host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase()
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true
+  if (isIP(bare) === 4) return bare.startsWith('127.')
+  if (isIP(bare) === 6) return bare === '::1' || /^(0{0,4}:){7}0{0,3}1$/.test(bare) || bare === '::ffff:127.0.0.1'
+  return false
+}
+
+export function assertProtectedMode (config: GatewayConfig): void {
+  if (config.auth.keys.length > 0 || config.auth.allowOpen || isLoopback(config.host)) return
+  throw new InvalidConfigError(
+    `refusing to listen on ${config.host} without API keys: anyone who can reach it could run tools. ` +
+    'Configure auth.keys in the GATEWAY_CONFIG file, bind HOST to 127.0.0.1, or set GATEWAY_ALLOW_OPEN=true if an open gateway is intended.'
+  )
+}

@@ -1,0 +1,68 @@
+// The gateway core for one app: registry, availability, toolsets, definitions and dispatcher built
+// from a validated config, and the start-up phases (built-in tools, then MCP servers, then
+// plugins). It knows nothing of HTTP; src/app.ts puts routes in front of it.
+import type { Logger } from 'pino'
+import { AvailabilityChecker } from './availability/checker.ts'
+import type { GatewayConfig } from './config/schema.ts'
+import { DefinitionsBuilder } from './definitions/definitions.ts'
+import { discoverTools, type DiscoveryReport } from './discovery/discover.ts'
+import { Dispatcher } from './dispatch/dispatcher.ts'
+import { HookRegistry } from './dispatch/hooks.ts'
+import { ToolRegistry } from './registry/registry.ts'
+import { ToolsetCatalog } from './toolsets/catalog.ts'
+
+export interface Gateway {
+  readonly config: GatewayConfig
+  readonly registry: ToolRegistry
+  readonly availability: AvailabilityChecker
+  readonly catalog: ToolsetCatalog
+  readonly definitions: DefinitionsBuilder
+  readonly hooks: HookRegistry
+  readonly dispatcher: Dispatcher
+  /** Fires when shutdown gives up waiting: every handler still running is told to stop. */
+  readonly shutdownSignal: AbortSignal
+  /** Loads tools in order: built-ins, then MCP servers, then plugins. */
+  start: () => Promise<{ builtins: DiscoveryReport }>
+  /** Aborts handlers still running and releases what tools hold (child processes). */
+  stop: () => Promise<void>
+}
+
+export function createGateway (config: GatewayConfig, logger: Logger): Gateway {
+  const registry = new ToolRegistry({ logger: logger.child({ component: 'registry' }) })
+  const availability = new AvailabilityChecker({ ...config.availability, config, logger: logger.child({ component: 'availability' }) })
+  const catalog = new ToolsetCatalog({ custom: config.toolsets })
+  const definitions = new DefinitionsBuilder({ registry, availability, logger })
+  const hooks = new HookRegistry()
+  const dispatcher = new Dispatcher({
+    registry, availability, hooks, logger, config, limits: config.dispatch, toolOverrides: config.tools
+  })
+  const shutdown = new AbortController()
+  let stopped = false
+
+  return {
+    config,
+    registry,
+    availability,
+    catalog,
+    definitions,
+    hooks,
+    dispatcher,
+    shutdownSignal: shutdown.signal,
+    async start () {
+      const builtins = await discoverTools({ dir: config.toolsDir, registry, logger: logger.child({ component: 'discovery' }) })
+      return { builtins }
+    },
+    async stop () {
+      if (stopped) return
+      stopped = true
+      shutdown.abort(new Error('the gateway is shutting down'))
+      for (const entry of registry.snapshot().tools.values()) {
+        try {
+          await entry.dispose?.()
+        } catch (err) {
+          logger.error({ err, tool: entry.name }, 'tool dispose failed')
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,77 @@
+// API-key authentication. Keys are configured as SHA-256 digests (or read from named environment
+// variables and digested at boot), so the gateway never keeps a key it does not need. A presented
+// key is digested and compared with every configured digest in constant time. A key may be limited
+// to toolsets: outside them the caller sees nothing, and a dispatch answers 404 as for a tool that
+// does not exist.
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { GatewayConfig } from '../config/schema.ts'
+import { UnauthorizedError } from '../errors.ts'
+
+export interface Principal {
+  /** The key's name from config; `anonymous` when the gateway is open. */
+  name: string
+  /** Toolsets the key may use; undefined = all. */
+  toolsets?: readonly string[]
+}
+
+interface KnownKey { name: string, digest: Buffer, toolsets?: readonly string[] }
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal
+  }
+  interface FastifyContextConfig {
+    /** Routes open to anyone even when keys are configured (health, readiness, metrics). */
+    public?: boolean
+  }
+}
+
+const ANONYMOUS: Principal = Object.freeze({ name: 'anonymous' })
+
+function digest (key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest()
+}
+
+export interface Authenticator {
+  /** Whether any key is configured (else the gateway is open). */
+  readonly enabled: boolean
+  /** The principal for a request, or undefined when its key is missing or wrong. */
+  authenticate: (authorization: string | undefined) => Principal | undefined
+}
+
+export function createAuthenticator (config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): Authenticator {
+  const keys: KnownKey[] = config.auth.keys.map((key) => ({
+    name: key.name,
+    // loadConfig has checked that exactly one of sha256 / env is set and that the variable exists.
+    digest: key.sha256 !== undefined ? Buffer.from(key.sha256, 'hex') : digest(env[key.env as string] ?? ''),
+    toolsets: key.toolsets
+  }))
+  return {
+    enabled: keys.length > 0,
+    authenticate (authorization) {
+      if (keys.length === 0) return ANONYMOUS
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')
+      if (match === null) return undefined
+      const presented = digest(match[1])
+      let found: KnownKey | undefined
+      // Compare with every key, without stopping early, so timing says nothing about which matched.
+      for (const key of keys) {
+        if (timingSafeEqual(presented, key.digest) && found === undefined) found = key
+      }
+      return found === undefined ? undefined : { name: found.name, toolsets: found.toolsets }
+    }
+  }
+}
+
+export function authHook (authenticator: Authenticator) {
+  return async function authenticate (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (request.routeOptions.config?.public) return
+    const principal = authenticator.authenticate(request.headers.authorization)
+    if (principal === undefined) {
+      reply.header('www-authenticate', 'Bearer realm="tool-gateway"')
+      throw new UnauthorizedError('a valid API key is required: send Authorization: Bearer <key>')
+    }
+    request.principal = principal
+  }
+}

@@ -1,0 +1,99 @@
+// Every error answers JSON: the error body on ordinary routes and the dispatch envelope on
+// dispatch routes (so an agent always has a `content` to hand the model). A 5xx never carries
+// internals: the fault is logged with the request id and the client gets a generic message.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { STATUS_CODES } from 'node:http'
+import { toolError } from '../registry/tool-result.ts'
+import type { EnvelopeType } from './schemas.ts'
+
+interface Classified { statusCode: number, code: string, message: string }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Errors on this route answer the dispatch envelope. */
+    envelope?: boolean
+  }
+}
+
+function classify (err: FastifyError, request: FastifyRequest, bodyLimit: number): Classified {
+  if (err.validation) {
+    return { statusCode: 400, code: 'GW_ERR_BAD_REQUEST', message: err.message }
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { statusCode: 413, code: 'GW_ERR_BODY_TOO_LARGE', message: `request body is larger than the limit of ${bodyLimit} bytes` }
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return {
+        statusCode: 415,
+        code: 'GW_ERR_UNSUPPORTED_MEDIA_TYPE',
+        message: `send a JSON body with Content-Type: application/json (got ${JSON.stringify(request.headers['content-type'] ?? '')})`
+      }
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { statusCode: 400, code: 'GW_ERR_BAD_REQUEST', message: 'the body is empty but Content-Type says application/json' }
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { statusCode: 400, code: 'GW_ERR_BAD_REQUEST', message: 'the body is not valid JSON' }
+  }
+  if (err instanceof SyntaxError && err.statusCode === 400) {
+    const poisoned = /prototype|constructor/.test(err.message)
+    return {
+      statusCode: 400,
+      code: 'GW_ERR_BAD_REQUEST',
+      message: poisoned ? 'the body contains a forbidden "__proto__" or "constructor" key' : `the body is not valid JSON: ${err.message}`
+    }
+  }
+  const status = err.statusCode ?? 500
+  if (typeof err.code === 'string' && err.code.startsWith('GW_ERR_') && status < 500) {
+    return { statusCode: status, code: err.code, message: err.message }
+  }
+  if (status >= 400 && status < 500) return { statusCode: status, code: 'GW_ERR_BAD_REQUEST', message: err.message }
+  return { statusCode: 500, code: 'GW_ERR_INTERNAL', message: `internal error; the gateway log has the details under request id ${request.id}` }
+}
+
+const ENVELOPE_STATUS: Record<number, EnvelopeType['status']> = {
+  401: 'blocked', 403: 'blocked', 404: 'not_found', 429: 'unavailable', 503: 'unavailable', 504: 'timeout'
+}
+
+/** The dispatch envelope for a failure that happened before (or around) the tool call. */
+export function failureEnvelope (tool: string, callId: string, code: string, message: string, statusCode: number): EnvelopeType {
+  const content = toolError(message)
+  return {
+    tool,
+    callId,
+    ok: false,
+    status: ENVELOPE_STATUS[statusCode] ?? (statusCode >= 500 ? 'error' : 'invalid'),
+    content,
+    truncated: false,
+    originalLength: content.length,
+    durationMs: 0,
+    error: { code, message }
+  }
+}
+
+export function sendError (request: FastifyRequest, reply: FastifyReply, failure: Classified): FastifyReply {
+  reply.code(failure.statusCode)
+  if (request.routeOptions.config?.envelope) {
+    const tool = (request.params as { name?: string } | undefined)?.name ?? ''
+    const callId = String(request.headers['x-tool-call-id'] ?? '')
+    return reply.send(failureEnvelope(tool, callId, failure.code, failure.message, failure.statusCode))
+  }
+  return reply.send({
+    statusCode: failure.statusCode,
+    code: failure.code,
+    error: STATUS_CODES[failure.statusCode] ?? 'Error',
+    message: failure.message
+  })
+}
+
+export function installErrorHandling (app: FastifyInstance, bodyLimit: number): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const failure = classify(err, request, bodyLimit)
+    if (failure.statusCode >= 500) request.log.error({ err }, 'unexpected fault')
+    else request.log.info({ code: failure.code, reason: err.message }, 'request refused')
+    return sendError(request, reply, failure)
+  })
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, {
+    statusCode: 404,
+    code: 'GW_ERR_NOT_FOUND',
+    message: `no route ${request.method} ${request.url.split('?')[0]}`
+  }))
+}

@@ -1,0 +1,46 @@
+// Readiness and draining. Ready once start-up finished; on shutdown the gateway drains: readiness
+// turns 503 and new tool calls are refused with 503 and Retry-After while in-flight ones finish.
+export class Lifecycle {
+  #ready = false
+  #draining = false
+  #inFlight = 0
+  #idleWaiters: Array<() => void> = []
+
+  get ready (): boolean {
+    return this.#ready && !this.#draining
+  }
+
+  get draining (): boolean {
+    return this.#draining
+  }
+
+  get inFlight (): number {
+    return this.#inFlight
+  }
+
+  markReady (): void {
+    this.#ready = true
+  }
+
+  beginDrain (): void {
+    this.#draining = true
+  }
+
+  /** Counts a tool call in; the returned function counts it out. */
+  enter (): () => void {
+    this.#inFlight++
+    let left = false
+    return () => {
+      if (left) return
+      left = true
+      this.#inFlight--
+      if (this.#inFlight === 0) for (const wake of this.#idleWaiters.splice(0)) wake()
+    }
+  }
+
+  /** Resolves when no tool call is in flight. */
+  idle (): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve()
+    return new Promise((resolve) => this.#idleWaiters.push(resolve))
+  }
+}
