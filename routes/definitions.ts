@@ -35,6 +35,15 @@ export default async function definitionsRoutes (app: FastifyInstance): Promise<
     const key = `${toolsets ?? ''}\n${disabled ?? ''}\n${principal?.toolsets === undefined ? '' : principal.name}`
     const payload = await gateway.definitions.buildFor(key, () => {
       const snapshot = gateway.registry.snapshot()
+      if (principal?.toolsets !== undefined) {
+        // Any name outside the key's own toolsets answers as unknown, existing or not, so a
+        // restricted key cannot probe which other toolsets the gateway serves.
+        const own = new Set([...principal.toolsets, 'all', '*'])
+        const foreign = [...commaList(toolsets) ?? [], ...commaList(disabled) ?? []].filter((name) => !own.has(name))
+        if (foreign.length > 0) {
+          throw new UnknownToolsetError(`unknown toolset(s): ${[...new Set(foreign)].join(', ')}; valid: ${[...principal.toolsets, 'all'].join(', ')}`)
+        }
+      }
       let names: string[]
       try {
         names = gateway.catalog.select(snapshot, { enabled: commaList(toolsets), disabled: commaList(disabled) })

@@ -9,6 +9,7 @@ import type { GatewayConfig } from './config/schema.ts'
 import { createGateway, type Gateway } from './gateway.ts'
 import { authHook, createAuthenticator } from './http/auth.ts'
 import { installErrorHandling } from './http/error-handler.ts'
+import { installJsonParser } from './http/json-body.ts'
 import { Lifecycle } from './http/lifecycle.ts'
 import { createMetrics, type GatewayMetrics } from './http/metrics.ts'
 import { Envelope, ErrorBody, OpenAITool } from './http/schemas.ts'
@@ -51,6 +52,9 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   app.decorate('lifecycle', new Lifecycle())
   app.decorate('metrics', createMetrics())
   installErrorHandling(app, config.http.bodyLimitBytes)
+  // JSON only: a text/plain body would otherwise reach tools as a string and fail as "invalid arguments".
+  app.removeAllContentTypeParsers()
+  installJsonParser(app)
   app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
 
   const authenticator = createAuthenticator(config, options.env)

@@ -15,7 +15,7 @@ function prettyAvailable (): boolean {
 
 /** Paths pino must censor: credentials in headers, and secret arguments under `args`. */
 export function redactionPaths (config: GatewayConfig): string[] {
-  const paths = ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization']
+  const paths = ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'headers["x-api-key"]']
   for (const name of config.logging.secretArguments) {
     const key = /^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`
     paths.push(`args${key}`, `args.*${key}`)

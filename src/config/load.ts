@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { Settings } from 'typebox/system'
 import { Value } from 'typebox/value'
 import { parse as parseYaml } from 'yaml'
 import { InvalidConfigError } from '../errors.ts'
@@ -57,20 +58,30 @@ function pointerToField (pointer: string): string {
   return pointer.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~')).join('.')
 }
 
+/** Every validation error: TypeBox stops at 8 by default, and start-up must report all bad values at once. */
+function allErrors (value: unknown): ReturnType<typeof Value.Errors> {
+  const saved = Settings.Get().maxErrors
+  Settings.Set({ maxErrors: Number.MAX_SAFE_INTEGER })
+  try {
+    return Value.Errors(ConfigSchema, value)
+  } finally {
+    Settings.Set({ maxErrors: saved })
+  }
+}
+
 function describeErrors (value: unknown, envSources: Map<string, string>): string[] {
   const lines: string[] = []
-  for (const error of Value.Errors(ConfigSchema, value)) {
+  for (const error of allErrors(value)) {
     const e = error as { instancePath: string, message: string, params?: Record<string, unknown>, keyword?: string }
     let field = pointerToField(e.instancePath) || '(top level)'
     let message = e.message
-    if (e.keyword === 'additionalProperties' && Array.isArray(e.params?.additionalProperties)) {
-      const extra = (e.params.additionalProperties as string[]).join(', ')
-      message = `unknown field(s) ${extra}`
-    }
+    // The object holding an unknown field may hold secrets beside it (an API key): name, never echo.
+    const unknownFields = e.keyword === 'additionalProperties' && Array.isArray(e.params?.additionalProperties)
+    if (unknownFields) message = `unknown field(s) ${(e.params!.additionalProperties as string[]).join(', ')}`
     if (e.keyword === 'boolean') continue // the additionalProperties line already names the field
     const source = envSources.get(pointerToField(e.instancePath))
     if (source !== undefined) field += ` (from ${source})`
-    const got = e.instancePath === '' ? '' : `, got ${JSON.stringify(Value.Pointer.Get(value as object, e.instancePath))}`
+    const got = e.instancePath === '' || unknownFields ? '' : `, got ${JSON.stringify(Value.Pointer.Get(value as object, e.instancePath))}`
     if (Array.isArray(e.params?.allowedValues)) message += ` (${(e.params.allowedValues as unknown[]).join(', ')})`
     message += got
     lines.push(`${field}: ${message}`)

@@ -94,7 +94,10 @@ export class Dispatcher {
   async dispatch (request: DispatchRequest): Promise<DispatchOutcome> {
     const startedAt = this.#now()
     const callId = request.callId || `call_${randomUUID()}`
-    const call: CallState = { request, callId, startedAt, logger: (request.logger ?? this.#logger).child({ callId }), args: {} }
+    // The lookup step binds `tool` to call.logger; the one line per call goes through this logger,
+    // which has no such binding, so that line does not carry the key twice.
+    const callLogger = (request.logger ?? this.#logger).child({ callId })
+    const call: CallState = { request, callId, startedAt, logger: callLogger, args: {} }
     let result
     try {
       result = await this.#run(call)
@@ -107,7 +110,7 @@ export class Dispatcher {
     const outcome = finalizeOutcome(request.name, callId, result, durationMs)
     // One line per call. Arguments are untrusted data: only at debug, under one key, where the
     // logger's redaction of secret argument names applies.
-    call.logger.info({ tool: request.name, status: outcome.status, durationMs, truncated: outcome.truncated }, 'tool call')
+    callLogger.info({ tool: request.name, status: outcome.status, durationMs, truncated: outcome.truncated }, 'tool call')
     if (call.logger.isLevelEnabled('debug')) call.logger.debug({ args: call.args }, 'tool call arguments')
     return outcome
   }

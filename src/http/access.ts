@@ -1,4 +1,5 @@
 // What a caller may see and call: the tools of its key's toolsets, or everything when unrestricted.
+import { UnknownToolsetError } from '../errors.ts'
 import type { Gateway } from '../gateway.ts'
 import type { Principal } from './auth.ts'
 
@@ -6,7 +7,18 @@ import type { Principal } from './auth.ts'
 export function allowedTools (gateway: Gateway, principal: Principal | undefined): ReadonlySet<string> | undefined {
   if (principal?.toolsets === undefined) return undefined
   const snapshot = gateway.registry.snapshot()
-  return new Set(gateway.catalog.select(snapshot, { enabled: [...principal.toolsets] }))
+  const allowed = new Set<string>()
+  // One toolset at a time: a key's toolset that names nothing right now (an MCP server without
+  // tools yet, a typo in config) grants nothing, instead of failing every request of that key
+  // with an error that lists every toolset the gateway has.
+  for (const name of principal.toolsets) {
+    try {
+      for (const tool of gateway.catalog.select(snapshot, { enabled: [name] })) allowed.add(tool)
+    } catch (err) {
+      if (!(err instanceof UnknownToolsetError)) throw err
+    }
+  }
+  return allowed
 }
 
 export function mayUse (allowed: ReadonlySet<string> | undefined, tool: string): boolean {

@@ -28,21 +28,10 @@ function classify (err: FastifyError, request: FastifyRequest, bodyLimit: number
         code: 'GW_ERR_UNSUPPORTED_MEDIA_TYPE',
         message: `send a JSON body with Content-Type: application/json (got ${JSON.stringify(request.headers['content-type'] ?? '')})`
       }
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { statusCode: 400, code: 'GW_ERR_BAD_REQUEST', message: 'the body is empty but Content-Type says application/json' }
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return { statusCode: 400, code: 'GW_ERR_BAD_REQUEST', message: 'the body is not valid JSON' }
-  }
-  if (err instanceof SyntaxError && err.statusCode === 400) {
-    const poisoned = /prototype|constructor/.test(err.message)
-    return {
-      statusCode: 400,
-      code: 'GW_ERR_BAD_REQUEST',
-      message: poisoned ? 'the body contains a forbidden "__proto__" or "constructor" key' : `the body is not valid JSON: ${err.message}`
-    }
   }
   const status = err.statusCode ?? 500
-  if (typeof err.code === 'string' && err.code.startsWith('GW_ERR_') && status < 500) {
+  // Our own errors carry messages written for clients; a 500 among them is still a fault to hide.
+  if (typeof err.code === 'string' && err.code.startsWith('GW_ERR_') && status !== 500) {
     return { statusCode: status, code: err.code, message: err.message }
   }
   if (status >= 400 && status < 500) return { statusCode: status, code: 'GW_ERR_BAD_REQUEST', message: err.message }

@@ -4,6 +4,8 @@ import pino, { type Logger } from 'pino'
 
 export interface CapturedLogger {
   logger: Logger
+  /** The stream behind it, to build another logger (e.g. with the gateway's redaction) writing here. */
+  stream: Writable
   lines: () => Array<Record<string, unknown>>
   text: () => string
 }
@@ -20,6 +22,7 @@ export function captureLogger (level: pino.LevelWithSilent = 'debug'): CapturedL
   const text = (): string => chunks.join('')
   return {
     logger,
+    stream,
     text,
     lines: () => text().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
   }

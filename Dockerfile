@@ -1,0 +1,41 @@
+# The gateway as a container: compiled JavaScript run by plain `node`, production dependencies only,
+# as the unprivileged `node` user. `npm run smoke:prod` repeats these steps without a Docker engine.
+#
+# Secure by default: the image listens on 0.0.0.0, and protected mode refuses to start an open
+# gateway on a non-loopback address. Give it API keys, or say explicitly that it is open:
+#   docker run -p 8080:8080 -v "$PWD/gateway.yaml:/config/gateway.yaml:ro" -e GATEWAY_CONFIG=/config/gateway.yaml tool-gateway
+#   docker run -p 8080:8080 -e GATEWAY_ALLOW_OPEN=true tool-gateway     # anyone who reaches the port can run tools
+# Mount a volume on /workspace for the files the file tools work on. Run with `--init` when the
+# terminal tool is enabled, so that orphaned child processes are reaped.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# Build: every dependency (TypeScript included), then tsc emits dist/src, dist/routes, dist/tools.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY routes ./routes
+COPY tools ./tools
+RUN npm run build
+
+# Runtime: the compiled files and production dependencies, nothing else (no tsx, no sources).
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    WORKSPACE_ROOT=/workspace
+WORKDIR /app
+# package.json also carries "type": "module", which the compiled .js files need.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist ./dist
+# The code stays owned by root (read-only for the process); only the workspace is writable.
+RUN mkdir -p /workspace && chown node:node /workspace
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1)).catch(() => process.exit(1))"]
+CMD ["node", "dist/src/server.js"]

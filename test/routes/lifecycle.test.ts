@@ -1,0 +1,90 @@
+// Real sockets: a client that disconnects aborts its call; a drain lets in-flight calls finish,
+// refuses new ones with 503 + Retry-After, and loses none.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { request as httpRequest } from 'node:http'
+import { drainAndClose } from '../../src/shutdown.ts'
+import { toolResult } from '../../src/registry/tool-result.ts'
+import { buildTestApp } from '../helpers/app.ts'
+import { fixtureTool } from '../helpers/tools.ts'
+
+function post (port: number, path: string, body: unknown): Promise<{ status: number, headers: Record<string, unknown>, json: Record<string, unknown> }> {
+  return fetch(`http://127.0.0.1:${port}${path}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body)
+  }).then(async (res) => ({ status: res.status, headers: Object.fromEntries(res.headers), json: await res.json() as Record<string, unknown> }))
+}
+
+test('a client that disconnects mid-dispatch aborts the handler signal', async (t) => {
+  const { app } = await buildTestApp(t)
+  let started!: () => void
+  const running = new Promise<void>((resolve) => { started = resolve })
+  let aborted!: (reason: unknown) => void
+  const abortSeen = new Promise<unknown>((resolve) => { aborted = resolve })
+  app.gateway.registry.register(fixtureTool('hang', {
+    handler: (_args, ctx) => new Promise<string>((resolve) => {
+      ctx.signal.addEventListener('abort', () => { aborted(ctx.signal.reason); resolve('{}') }, { once: true })
+      started()
+    })
+  }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const port = (app.server.address() as { port: number }).port
+  const req = httpRequest({ port, host: '127.0.0.1', method: 'POST', path: '/dispatch/hang', headers: { 'content-type': 'application/json' } })
+  req.on('error', () => {})
+  req.end('{}')
+  await running
+  req.destroy()
+  const reason = await Promise.race([abortSeen, new Promise((resolve) => setTimeout(() => resolve('not aborted'), 5000))])
+  assert.notEqual(reason, 'not aborted')
+  assert.match(String((reason as Error).message), /client closed the connection/)
+  while (app.lifecycle.inFlight > 0) await new Promise((resolve) => setImmediate(resolve))
+  const metrics = (await app.inject('/metrics')).body
+  assert.match(metrics, /gateway_tool_calls_total\{tool="hang",status="cancelled"\} 1/)
+})
+
+test('draining: readiness 503, new calls 503 with Retry-After, in-flight calls all finish', async (t) => {
+  const { app } = await buildTestApp(t)
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => { release = resolve })
+  let entered = 0
+  app.gateway.registry.register(fixtureTool('work', {
+    schema: { parameters: { type: 'object', properties: { n: { type: 'integer' } } } },
+    handler: async (args) => {
+      entered++
+      await gate
+      return toolResult({ n: args.n })
+    }
+  }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const port = (app.server.address() as { port: number }).port
+  const inFlight = Array.from({ length: 8 }, (_, n) => post(port, '/dispatch/work', { n }))
+  while (entered < 8) await new Promise((resolve) => setImmediate(resolve))
+
+  const closing = drainAndClose(app, 10_000)
+  const ready = await fetch(`http://127.0.0.1:${port}/readyz`)
+  assert.equal(ready.status, 503, await ready.clone().text())
+  const refused = await post(port, '/dispatch/work', { n: 99 })
+  assert.equal(refused.status, 503)
+  assert.equal(refused.headers['retry-after'], '5')
+  assert.equal((refused.json.error as { code: string }).code, 'GW_ERR_OVERLOADED')
+  assert.equal(refused.json.ok, false)
+
+  release()
+  const answers = await Promise.all(inFlight)
+  assert.deepEqual(answers.map((a) => a.status), Array(8).fill(200))
+  assert.deepEqual(answers.map((a) => JSON.parse(a.json.content as string).n), [0, 1, 2, 3, 4, 5, 6, 7])
+  await closing
+  assert.equal(app.lifecycle.inFlight, 0)
+})
+
+test('calls still running when the grace period ends are cancelled with an answer, not dropped', async (t) => {
+  const { app } = await buildTestApp(t)
+  app.gateway.registry.register(fixtureTool('stuck', { handler: () => new Promise<string>(() => {}) }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const port = (app.server.address() as { port: number }).port
+  const pending = post(port, '/dispatch/stuck', {})
+  while (app.lifecycle.inFlight < 1) await new Promise((resolve) => setImmediate(resolve))
+  await drainAndClose(app, 100)
+  const answer = await pending
+  assert.equal(answer.status, 499)
+  assert.equal(answer.json.status, 'cancelled')
+})

@@ -1,0 +1,272 @@
+// The terminal toolset: `terminal` runs shell commands in the workspace, `process` manages the ones
+// started in the background. One module for both because they share the app's process table.
+import { relative } from 'node:path'
+import { registry, toolResult, toolError } from '../../src/registry/index.ts'
+import type { CheckFn, ToolContext } from '../../src/registry/index.ts'
+import { configOf } from '../../src/config/of.ts'
+import type { GatewayConfig } from '../../src/config/schema.ts'
+import { commandEnvironment } from './lib/environment.ts'
+import { ProcessTable, type BackgroundProcess } from './lib/process-table.ts'
+import { spawnCommand, type SpawnedCommand } from './lib/spawn-command.ts'
+import { resolveWorkdir, workspaceRealPath } from './lib/workdir.ts'
+
+const DEFAULT_TIMEOUT_S = 60
+const MAX_TIMEOUT_S = 600
+const MAX_RUNNING = 16
+
+// Discovery imports this module once per app, so this table belongs to one app: its background
+// processes are not visible to, nor killed by, another app in the same process.
+const table = new ProcessTable({ maxRunning: MAX_RUNNING })
+
+const DISABLED_REASON = 'terminal tools are disabled: set GATEWAY_ENABLE_TERMINAL=true to enable them'
+
+const checkTerminal: CheckFn = (ctx) =>
+  configOf(ctx).terminal.enabled ? true : { available: false, reason: DISABLED_REASON }
+
+function messageOf (err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}
+
+function iso (ms: number): string {
+  return new Date(ms).toISOString()
+}
+
+interface Prepared { config: GatewayConfig, root: string, cwd: string, env: Record<string, string> }
+
+/** The checks shared by both modes; a string is the error to return. */
+async function prepare (args: Record<string, unknown>, ctx: ToolContext): Promise<Prepared | string> {
+  const config = configOf(ctx)
+  // The dispatcher already refuses a disabled tool; this guards a caller that skips it.
+  if (!config.terminal.enabled) return DISABLED_REASON
+  if (table.disposed) return 'the gateway is shutting down; no new commands are started'
+  let root: string
+  try {
+    root = await workspaceRealPath(config.workspaceRoot)
+  } catch (err) {
+    return `the workspace ${config.workspaceRoot} cannot be created or resolved: ${messageOf(err)}`
+  }
+  const workdir = typeof args.workdir === 'string' ? args.workdir : undefined
+  const resolved = await resolveWorkdir(root, workdir)
+  if (!resolved.ok) return resolved.error
+  return { config, root, cwd: resolved.path, env: commandEnvironment(config.terminal.envAllowlist, process.env, root) }
+}
+
+async function start (command: string, prepared: Prepared): Promise<SpawnedCommand | string> {
+  try {
+    return await spawnCommand({ command, cwd: prepared.cwd, env: prepared.env, maxOutputChars: prepared.config.terminal.maxOutputChars })
+  } catch (err) {
+    return `the command could not be started: ${messageOf(err)}`
+  }
+}
+
+async function runForeground (command: string, timeoutS: number, prepared: Prepared, ctx: ToolContext): Promise<string> {
+  if (ctx.signal.aborted) return toolError('the call was cancelled before the command started')
+  const startedAt = Date.now()
+  const proc = await start(command, prepared)
+  if (typeof proc === 'string') return toolError(proc)
+  if (!table.trackForeground(proc)) return toolError('the gateway is shutting down; the command was stopped')
+
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    proc.kill().catch(() => {})
+  }, timeoutS * 1000)
+  // The dispatcher's deadline, the caller going away and shutdown all end up here.
+  const onAbort = (): void => { proc.kill().catch(() => {}) }
+  ctx.signal.addEventListener('abort', onAbort, { once: true })
+  if (ctx.signal.aborted) onAbort()
+  let exit
+  try {
+    exit = await proc.done
+  } finally {
+    clearTimeout(timer)
+    ctx.signal.removeEventListener('abort', onAbort)
+  }
+  if (ctx.signal.aborted && !timedOut) return toolError('the command was stopped: the call was cancelled')
+
+  const result: Record<string, unknown> = { output: proc.output.toString(), exit_code: exit.exitCode }
+  if (exit.signal !== null) result.signal = exit.signal
+  if (timedOut) {
+    result.timed_out = true
+    result.note = `The command ran past its ${timeoutS} s timeout and was killed with every process it started. ` +
+      'Give a larger timeout (at most 600 s) or run it with background: true.'
+  } else if (table.disposed) {
+    result.note = 'The command was stopped because the gateway is shutting down.'
+  } else if (exit.leftoversKilled) {
+    result.note = 'The command left processes running when it ended; they were stopped. ' +
+      'Start servers and other long-running programs with background: true.'
+  }
+  if (exit.pipesHeld) {
+    result.warning = 'A process started by the command left its process group (setsid, daemon) and kept its output open; ' +
+      'it may still be running and cannot be stopped by this tool.'
+  }
+  if (proc.output.omittedChars > 0) result.truncated = true
+  result.duration_ms = Date.now() - startedAt
+  return toolResult(result)
+}
+
+async function runBackground (command: string, prepared: Prepared): Promise<string> {
+  const release = table.reserve()
+  if (release === null) {
+    const running = table.list().filter((entry) => entry.status === 'running').map((entry) => entry.id)
+    return toolError(`too many background processes: ${MAX_RUNNING} are running (${running.join(', ')}); ` +
+      'stop one with process(action: "kill", id) first', { running })
+  }
+  let proc: SpawnedCommand | string
+  try {
+    proc = await start(command, prepared)
+  } finally {
+    release()
+  }
+  if (typeof proc === 'string') return toolError(proc)
+  const entry = table.addBackground(proc, command, relative(prepared.root, prepared.cwd) || '.')
+  if (entry === null) return toolError('the gateway is shutting down; the command was stopped')
+  return toolResult({
+    id: entry.id,
+    pid: entry.pid,
+    status: 'running',
+    hint: `Read its output with process(action: "poll", id: "${entry.id}"); stop it with process(action: "kill", id: "${entry.id}").`
+  })
+}
+
+registry.register({
+  name: 'terminal',
+  toolset: 'terminal',
+  emoji: '💻',
+  description: [
+    'Run a shell command (/bin/sh -c) on the gateway machine and get back its output (stdout and stderr interleaved, in the order they arrived) and exit code.',
+    'Use it to build, test, run scripts, use git, inspect the workspace.',
+    'Runs in the workspace folder, or in `workdir`, a folder inside the workspace.',
+    'No stdin and no terminal: interactive programs (editors, pagers, prompts, REPLs) cannot be used; pass flags such as -y or --no-pager.',
+    `Timeout: ${DEFAULT_TIMEOUT_S} s unless you give \`timeout\` (at most ${MAX_TIMEOUT_S} s); then the command and every process it started are killed and the result says timed_out.`,
+    'Output is capped: the first 40 % and the last 60 % are kept, with a marker saying how many characters were cut.',
+    'The environment is minimal (PATH, locale and a few more; HOME is the workspace), so no credentials of the gateway are available.',
+    'Processes a command leaves running are stopped when it ends: start servers, watchers and other long-running commands with background: true and manage them with the `process` tool.',
+    'A non-zero exit_code is reported in the result, not as an error.'
+  ].join(' '),
+  schema: {
+    parameters: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', minLength: 1, description: 'The shell command line, run with /bin/sh -c (pipes, &&, redirections and globs work).' },
+        background: {
+          type: 'boolean',
+          description: `Start the command in the background and return at once with its process id, for servers and long jobs; read its output and stop it with the \`process\` tool. At most ${MAX_RUNNING} run at once. Default false.`
+        },
+        timeout: {
+          type: 'number',
+          exclusiveMinimum: 0,
+          maximum: MAX_TIMEOUT_S,
+          description: `Seconds before the command is killed (default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S}). Not used with background: true.`
+        },
+        workdir: { type: 'string', description: 'Folder to run in, relative to the workspace (default: the workspace root). Must stay inside the workspace.' }
+      },
+      required: ['command'],
+      additionalProperties: false
+    }
+  },
+  checkFn: checkTerminal,
+  requiresEnv: ['GATEWAY_ENABLE_TERMINAL'],
+  // The output is already capped by terminal.maxOutputChars; this only bounds JSON escaping on top.
+  maxResultSizeChars: 1_000_000,
+  // Above the longest command timeout plus the kill grace, so the command's own timeout fires first
+  // and the model gets the output; a shorter per-call deadline still kills the group through ctx.signal.
+  timeoutMs: (MAX_TIMEOUT_S + 10) * 1000,
+  // Registered on this tool only; the table makes a second call harmless anyway.
+  dispose: () => table.dispose(),
+  handler: async (args, ctx) => {
+    const command = args.command as string
+    const prepared = await prepare(args, ctx)
+    if (typeof prepared === 'string') return toolError(prepared)
+    if (args.background === true) return await runBackground(command, prepared)
+    const timeoutS = typeof args.timeout === 'number' ? args.timeout : DEFAULT_TIMEOUT_S
+    return await runForeground(command, timeoutS, prepared, ctx)
+  }
+})
+
+function describe (entry: BackgroundProcess): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    id: entry.id,
+    command: entry.command.length > 200 ? `${entry.command.slice(0, 200)}…` : entry.command,
+    workdir: entry.workdir,
+    pid: entry.pid,
+    status: entry.status,
+    exit_code: entry.exitCode
+  }
+  if (entry.signal !== null) view.signal = entry.signal
+  view.started_at = iso(entry.startedAt)
+  view.duration_ms = (entry.endedAt ?? Date.now()) - entry.startedAt
+  view.output_chars = entry.proc.output.totalChars
+  return view
+}
+
+function unknownId (id: unknown): string {
+  const known = table.ids()
+  const list = known.length > 0 ? `known ids: ${known.join(', ')}` : 'no background process has been started'
+  return toolError(`unknown process id ${JSON.stringify(id)}; ${list}`, { known_ids: known })
+}
+
+function poll (entry: BackgroundProcess, since: unknown): string {
+  const from = typeof since === 'number' ? since : entry.cursor
+  const slice = entry.proc.output.read(from)
+  entry.cursor = slice.next
+  const result: Record<string, unknown> = { ...describe(entry), since: Math.min(from, slice.next), output: slice.text, next_since: slice.next }
+  if (slice.omitted > 0) result.omitted_chars = slice.omitted
+  return toolResult(result)
+}
+
+registry.register({
+  name: 'process',
+  toolset: 'terminal',
+  emoji: '⚙️',
+  description: [
+    'Manage the commands started with terminal(background: true).',
+    'action "list": every background process with its id, status (running, exited, killed) and exit code.',
+    'action "poll": the output a process printed since your previous poll of it (the first poll returns everything kept), with its status and exit code;',
+    'give `since` (a character offset, e.g. 0 for everything kept, or a previous next_since) to read from elsewhere.',
+    'Output kept per process is capped like terminal output (first 40 %, last 60 %).',
+    'action "kill": stop the process and every process it started; repeating it is harmless.',
+    'Background processes end when the gateway shuts down.'
+  ].join(' '),
+  schema: {
+    parameters: {
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: ['list', 'poll', 'kill'], description: 'What to do: list all background processes, poll one for output and status, or kill one.' },
+        id: { type: 'string', description: 'The process id returned by terminal(background: true), e.g. "proc_1". Required for poll and kill.' },
+        since: {
+          type: 'integer',
+          minimum: 0,
+          description: 'poll only: character offset in the output to read from. Default: where your previous poll stopped. 0 re-reads all the kept output.'
+        }
+      },
+      required: ['action'],
+      additionalProperties: false
+    }
+  },
+  checkFn: checkTerminal,
+  requiresEnv: ['GATEWAY_ENABLE_TERMINAL'],
+  maxResultSizeChars: 1_000_000,
+  // A kill waits for SIGTERM, the grace and SIGKILL.
+  timeoutMs: 15_000,
+  handler: async (args, ctx) => {
+    if (!configOf(ctx).terminal.enabled) return toolError(DISABLED_REASON)
+    const action = args.action as 'list' | 'poll' | 'kill'
+    if (action === 'list') {
+      const processes = table.list().map(describe)
+      return toolResult({ processes, running: table.runningCount, max_running: MAX_RUNNING })
+    }
+    if (typeof args.id !== 'string' || args.id === '') {
+      const known = table.ids()
+      return toolError(`action "${action}" needs an id; ${known.length > 0 ? `known ids: ${known.join(', ')}` : 'no background process has been started'}`, { known_ids: known })
+    }
+    const entry = table.get(args.id)
+    if (entry === undefined) return unknownId(args.id)
+    if (action === 'poll') return poll(entry, args.since)
+    const wasRunning = entry.status === 'running'
+    await table.kill(entry)
+    const result = describe(entry)
+    if (!wasRunning) result.note = `the process had already ${entry.status === 'killed' ? 'been killed' : 'exited'}`
+    return toolResult(result)
+  }
+})
