@@ -53,8 +53,8 @@ test('calls run concurrently up to the configured limit', async (t) => {
       return '{}'
     }
   }))
-  const tool_calls = Array.from({ length: 10 }, (_, i) => ({ id: `c${i}`, type: 'function', function: { name: 'count', arguments: '{}' } }))
-  const res = await app.inject({ method: 'POST', url: '/dispatch', payload: { tool_calls } })
+  const toolCalls = Array.from({ length: 10 }, (_, i) => ({ id: `c${i}`, type: 'function', function: { name: 'count', arguments: '{}' } }))
+  const res = await app.inject({ method: 'POST', url: '/dispatch', payload: { tool_calls: toolCalls } })
   assert.equal(res.statusCode, 200)
   assert.equal(res.json().messages.length, 10)
   assert.equal(peak, 3)
@@ -64,8 +64,8 @@ test('a batch over the size limit or empty is refused as a whole with a clear me
   const { app } = await buildTestApp(t)
   const empty = await app.inject({ method: 'POST', url: '/dispatch', payload: { tool_calls: [] } })
   assert.equal(empty.statusCode, 400)
-  const tool_calls = Array.from({ length: 129 }, (_, i) => ({ id: `c${i}`, type: 'function', function: { name: 'x', arguments: '{}' } }))
-  const big = await app.inject({ method: 'POST', url: '/dispatch', payload: { tool_calls } })
+  const toolCalls = Array.from({ length: 129 }, (_, i) => ({ id: `c${i}`, type: 'function', function: { name: 'x', arguments: '{}' } }))
+  const big = await app.inject({ method: 'POST', url: '/dispatch', payload: { tool_calls: toolCalls } })
   assert.equal(big.statusCode, 400)
   assert.match(big.json().error.message, /at most 128 tool calls \(got 129\)/)
 })
