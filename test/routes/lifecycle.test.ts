@@ -57,8 +57,8 @@ test('draining: readiness 503, new calls 503 with Retry-After, in-flight calls a
   await app.listen({ port: 0, host: '127.0.0.1' })
   const port = (app.server.address() as { port: number }).port
   const inFlight = Array.from({ length: 8 }, (_, n) => post(port, '/dispatch/work', { n }))
-  while (app.lifecycle.inFlight < 8) await new Promise((resolve) => setImmediate(resolve))
-  assert.equal(entered, 8)
+  const allEntered = (): boolean => entered === 8
+  while (!allEntered()) await new Promise((resolve) => setImmediate(resolve))
 
   const closing = drainAndClose(app, 10_000)
   const ready = await fetch(`http://127.0.0.1:${port}/readyz`)
