@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url'
 import { Settings } from 'typebox/system'
 import { Value } from 'typebox/value'
 import { parse as parseYaml } from 'yaml'
+import { coerceArguments } from '../dispatch/coerce.ts'
 import { InvalidConfigError } from '../errors.ts'
+import type { JsonSchema } from '../registry/types.ts'
 import { ENV_VARIABLES, fromEnvironment } from './env.ts'
 import { interpolate } from './interpolate.ts'
 import { ConfigSchema, type GatewayConfig } from './schema.ts'
@@ -118,7 +120,9 @@ export async function loadConfig (options: LoadConfigOptions = {}): Promise<Gate
   }
   const overlay = fromEnvironment(env)
   const merged = merge(merge({ toolsDir: BUILTIN_TOOLS_DIR }, fromFile), overlay.values)
-  const filled = Value.Default(ConfigSchema, merged)
+  // `${VAR}` interpolates to text: "5000" becomes 5000 where the schema wants an integer, "true"
+  // true where it wants a boolean, by the same strict rules as tool arguments ("1.5" stays text).
+  const filled = Value.Default(ConfigSchema, coerceArguments(merged, ConfigSchema as unknown as JsonSchema))
   const problems = describeErrors(filled, overlay.sources)
   if (problems.length === 0) problems.push(...checkApiKeys(filled as GatewayConfig, env))
   if (problems.length > 0) {

@@ -386,3 +386,14 @@ test('relative WORKSPACE_ROOT and TOOLS_DIR resolve against cwd; absolute ones a
   const absolute = await loadConfig({ cwd, env: { WORKSPACE_ROOT: elsewhere } })
   assert.equal(absolute.workspaceRoot, elsewhere)
 })
+
+test('an interpolated number or boolean in the file is read as one', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-convert-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  await writeFile(join(dir, 'gw.yaml'), 'dispatch:\n  defaultTimeoutMs: ${T}\nterminal:\n  enabled: ${ON}\n')
+  const config = await loadConfig({ env: { GATEWAY_CONFIG: 'gw.yaml', T: '5000', ON: 'true' }, cwd: dir })
+  assert.equal(config.dispatch.defaultTimeoutMs, 5000)
+  assert.equal(config.terminal.enabled, true)
+  await writeFile(join(dir, 'gw.yaml'), 'dispatch:\n  defaultTimeoutMs: ${T}\n')
+  await assert.rejects(loadConfig({ env: { GATEWAY_CONFIG: 'gw.yaml', T: 'soon' }, cwd: dir }), /dispatch\.defaultTimeoutMs: must be integer, got "soon"/)
+})
