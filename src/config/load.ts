@@ -53,7 +53,17 @@ async function readConfigFile (path: string): Promise<Record<string, unknown>> {
   }
   if (data === null || data === undefined) return {}
   if (!isPlainObject(data)) throw new InvalidConfigError(`GATEWAY_CONFIG: ${path} must hold an object at its top level`)
-  return data
+  return withoutNulls(data)
+}
+
+/** A YAML key left empty (`search:` with every child commented out) reads as null: treat it as unset. */
+function withoutNulls (data: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(data)) {
+    if (value === null) continue
+    out[key] = isPlainObject(value) ? withoutNulls(value) : value
+  }
+  return out
 }
 
 function pointerToField (pointer: string): string {

@@ -397,3 +397,10 @@ test('an interpolated number or boolean in the file is read as one', async (t) =
   await writeFile(join(dir, 'gw.yaml'), 'dispatch:\n  defaultTimeoutMs: ${T}\n')
   await assert.rejects(loadConfig({ env: { GATEWAY_CONFIG: 'gw.yaml', T: 'soon' }, cwd: dir }), /dispatch\.defaultTimeoutMs: must be integer, got "soon"/)
 })
+
+test('the commented sample config in the repository loads', async () => {
+  const config = await loadConfig({ env: { GATEWAY_CONFIG: 'gateway.example.yaml', GATEWAY_OPERATOR_KEY: 'k' }, cwd: join(import.meta.dirname, '../..') })
+  assert.deepEqual(config.auth.keys.map((key) => key.name), ['ci-agent', 'operator'])
+  assert.deepEqual(config.toolsets.research.includes, ['web'])
+  assert.equal(config.tools.web_extract.timeoutMs, 30000)
+})
