@@ -1,0 +1,144 @@
+// The one place that decides whether a path a model gives is inside the workspace. Checks run on the
+// text first (NUL, length, `..`, absolute paths), then on the disk: every symbolic link on the way
+// is resolved by hand, so dangling links and links in missing tails are judged too, and the real
+// result must be the root itself or under root + separator. Only regular files and folders pass.
+import type { Stats } from 'node:fs'
+import { lstat, readlink } from 'node:fs/promises'
+import { isAbsolute, join, parse, relative, resolve, sep } from 'node:path'
+import { FileToolError, showPath } from './errors.ts'
+import { FILE_LIMITS } from './limits.ts'
+import { openWorkspace, type Workspace } from './workspace.ts'
+
+export interface ResolvedPath {
+  /** The path as the model gave it. */
+  input: string
+  /** The physical path, every symbolic link resolved: what file-system calls use. */
+  real: string
+  /** `real` relative to the workspace root, '/'-separated, '.' for the root itself. */
+  relative: string
+  /** lstat of `real` when it exists (never a symbolic link, never a device, FIFO or socket). */
+  stats: Stats | undefined
+}
+
+function refuse (input: string, reason: string): FileToolError {
+  return new FileToolError(`Refused path ${showPath(input)}: ${reason}`, { path: input })
+}
+
+/** True when `candidate` is `root` or inside it; the separator keeps `/ws-evil` out of `/ws`. */
+export function isInside (candidate: string, root: string): boolean {
+  if (candidate === root) return true
+  const prefix = root.endsWith(sep) ? root : root + sep
+  return candidate.startsWith(prefix)
+}
+
+/** The checks that need no disk access; run before anything touches the file system. */
+export function checkPathText (input: string): void {
+  if (typeof input !== 'string' || input.trim() === '') throw new FileToolError('The path is empty: give a path relative to the workspace root')
+  if (input.includes('\0')) throw refuse(input, 'it contains a NUL byte')
+  const bytes = Buffer.byteLength(input)
+  if (bytes > FILE_LIMITS.maxPathBytes) throw refuse(input, `it is ${bytes} bytes long, the limit is ${FILE_LIMITS.maxPathBytes}`)
+  const long = input.split(/[\\/]/).find((part) => Buffer.byteLength(part) > FILE_LIMITS.maxNameBytes)
+  if (long !== undefined) throw refuse(input, `the name ${showPath(long.slice(0, 40) + '…')} is longer than ${FILE_LIMITS.maxNameBytes} bytes`)
+}
+
+function kindOf (stats: Stats): string | undefined {
+  if (stats.isFile() || stats.isDirectory()) return undefined
+  if (stats.isFIFO()) return 'a FIFO (named pipe)'
+  if (stats.isSocket()) return 'a socket'
+  if (stats.isCharacterDevice()) return 'a character device'
+  if (stats.isBlockDevice()) return 'a block device'
+  return 'not a regular file or folder'
+}
+
+function errnoOf (error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code
+}
+
+interface Physical { real: string, stats: Stats | undefined }
+
+/**
+ * Walks `relativeParts` from the (real) root one component at a time, following symbolic links by
+ * hand. A missing component ends the walk: the rest is appended as plain names (a write would
+ * create them), and a `..` in that rest is refused since it could climb back through a link.
+ */
+async function walkPhysical (input: string, root: string, relativeParts: string[]): Promise<Physical> {
+  const queue = [...relativeParts]
+  let current = root
+  let stats: Stats | undefined = await lstat(root)
+  let hops = 0
+  while (queue.length > 0) {
+    const part = queue.shift() as string
+    if (part === '' || part === '.') continue
+    if (part === '..') {
+      current = resolve(current, '..')
+      stats = await lstat(current)
+      continue
+    }
+    const next = join(current, part)
+    try {
+      stats = await lstat(next)
+    } catch (error) {
+      const code = errnoOf(error)
+      if (code === 'ENOTDIR') throw refuse(input, `${showPath(current)} is not a folder`)
+      if (code !== 'ENOENT') throw error
+      if (queue.includes('..')) throw refuse(input, 'a symbolic link on the way points into a missing folder and back up with ..')
+      return { real: join(next, ...queue), stats: undefined }
+    }
+    if (stats.isSymbolicLink()) {
+      hops += 1
+      if (hops > FILE_LIMITS.maxSymlinkHops) throw refuse(input, 'too many levels of symbolic links')
+      const target = await readlink(next)
+      queue.unshift(...target.split(sep))
+      if (isAbsolute(target)) current = parse(target).root
+      continue
+    }
+    if (queue.some((rest) => rest !== '' && rest !== '.') && !stats.isDirectory()) {
+      throw refuse(input, `${showPath(relative(root, next) || next)} is not a folder`)
+    }
+    current = next
+  }
+  return { real: current, stats }
+}
+
+/**
+ * Resolves `input` (relative to the root, or absolute inside it) to a checked physical path.
+ * Throws FileToolError naming the path and the reason for every refusal.
+ */
+export async function resolveInWorkspace (workspace: Workspace, input: string): Promise<ResolvedPath> {
+  checkPathText(input)
+  let lexical = resolve(workspace.real, input)
+  if (!isInside(lexical, workspace.real)) {
+    // An absolute path may spell the root as configured when the real root differs (a symlinked /tmp).
+    const viaConfigured = resolve(workspace.configured, input)
+    if (isAbsolute(input) && isInside(viaConfigured, workspace.configured)) {
+      lexical = join(workspace.real, relative(workspace.configured, viaConfigured))
+    } else {
+      throw refuse(input, isAbsolute(input)
+        ? `it is an absolute path outside the workspace (${workspace.configured})`
+        : 'it climbs out of the workspace with ..')
+    }
+  }
+  const parts = relative(workspace.real, lexical).split(sep)
+  const physical = await walkPhysical(input, workspace.real, parts)
+  if (!isInside(physical.real, workspace.real)) throw refuse(input, 'it leads outside the workspace through a symbolic link')
+  if (physical.stats !== undefined) {
+    const kind = kindOf(physical.stats)
+    if (kind !== undefined) throw refuse(input, `it is ${kind}; only regular files and folders can be used`)
+  }
+  const rel = relative(workspace.real, physical.real).split(sep).join('/')
+  return { input, real: physical.real, relative: rel === '' ? '.' : rel, stats: physical.stats }
+}
+
+/** Refuses a resolved path that is not an existing regular file, with a hint for folders. */
+export function requireFile (resolved: ResolvedPath, folderHint: string): Stats {
+  if (resolved.stats === undefined) throw new FileToolError(`File not found: ${showPath(resolved.input)}`, { path: resolved.input })
+  if (resolved.stats.isDirectory()) throw new FileToolError(`${showPath(resolved.input)} is a folder, not a file. ${folderHint}`, { path: resolved.input })
+  return resolved.stats
+}
+
+/** Checks the text of `input`, then opens the workspace (creating it) and resolves `input` in it. */
+export async function openAndResolve (workspaceRoot: string, input: string): Promise<{ workspace: Workspace, resolved: ResolvedPath }> {
+  checkPathText(input)
+  const workspace = await openWorkspace(workspaceRoot)
+  return { workspace, resolved: await resolveInWorkspace(workspace, input) }
+}

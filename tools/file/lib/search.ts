@@ -1,0 +1,229 @@
+// The engine of search_files: walks the files under a folder, matches names with picomatch or
+// contents with a regular expression (in a worker), and collects one page of results. Bounded by a
+// deadline, the caller's signal and a count of files; says which bound stopped it.
+import { constants } from 'node:fs'
+import { open } from 'node:fs/promises'
+import picomatch from 'picomatch'
+import { binaryReason } from './binary.ts'
+import { FILE_LIMITS } from './limits.ts'
+import { RegexMatcher } from './regex-worker.ts'
+import { newWalkCounters, walkFiles, type WalkCounters, type WalkedFile } from './walk.ts'
+import type { Workspace } from './workspace.ts'
+
+export type OutputMode = 'content' | 'files_with_matches' | 'count'
+
+export interface SearchRequest {
+  target: 'content' | 'files'
+  /** A regular expression (content) or a glob (files); already validated. */
+  pattern: string
+  fileGlob: string | undefined
+  outputMode: OutputMode
+  context: number
+  offset: number
+  limit: number
+  start: { relative: string, real: string, isFile: boolean }
+  signal: AbortSignal
+}
+
+/** One result of a page: a matching line (with its context), a file, or a file with its count. */
+export type SearchItem =
+  | { kind: 'line', path: string, line: number, window: Array<[number, string]> }
+  | { kind: 'file', path: string }
+  | { kind: 'count', path: string, count: number }
+
+export interface SearchOutcome {
+  /** The page: results number `offset` to `offset + limit - 1`. */
+  items: SearchItem[]
+  /** A result exists after this page. */
+  more: boolean
+  /** Why the search stopped before looking at everything, when it did. */
+  stoppedBy: string | undefined
+  filesScanned: number
+  skipped: Record<string, number>
+  counters: WalkCounters
+}
+
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
+const KILL_GRACE_MS = 250
+
+/** A glob tested on the path relative to the search folder, or on the base name when it has no '/'. */
+export function globMatcher (glob: string): (relative: string) => boolean {
+  return picomatch(glob, { dot: true, basename: !glob.includes('/') })
+}
+
+/** A walked path relative to the search start, which is what globs are matched against. */
+function relativeTo (start: SearchRequest['start'], path: string): string {
+  if (start.isFile) return path.slice(path.lastIndexOf('/') + 1)
+  return start.relative === '.' ? path : path.slice(start.relative.length + 1)
+}
+
+async function readCandidate (file: WalkedFile, skipped: Record<string, number>): Promise<string | undefined> {
+  const bump = (why: string): undefined => { skipped[why] = (skipped[why] ?? 0) + 1 }
+  let handle
+  try {
+    handle = await open(file.real, READ_FLAGS)
+  } catch {
+    return bump('unreadable')
+  }
+  try {
+    const stats = await handle.stat()
+    if (!stats.isFile()) return bump('not_regular')
+    if (stats.size > FILE_LIMITS.searchMaxFileBytes) return bump('too_large')
+    const buffer = await handle.readFile()
+    if (binaryReason(buffer.subarray(0, FILE_LIMITS.sniffBytes)) !== undefined) return bump('binary')
+    return buffer.toString('utf8')
+  } catch {
+    return bump('unreadable')
+  } finally {
+    await handle.close()
+  }
+}
+
+export async function runSearch (workspace: Workspace, request: SearchRequest): Promise<SearchOutcome> {
+  const deadline = Date.now() + FILE_LIMITS.searchDeadlineMs
+  const wanted = request.offset + request.limit
+  const items: SearchItem[] = []
+  const skipped: Record<string, number> = {}
+  const counters = newWalkCounters()
+  let seen = 0
+  let more = false
+  let stoppedBy: string | undefined
+  let filesScanned = 0
+  const stopped = (): boolean => {
+    if (stoppedBy !== undefined || more) return true
+    if (request.signal.aborted) stoppedBy = 'the call was cancelled'
+    else if (Date.now() > deadline) stoppedBy = `the ${FILE_LIMITS.searchDeadlineMs} ms time limit was reached`
+    return stoppedBy !== undefined
+  }
+  /** Counts a result; keeps it when it falls on the page; false once the page is full and one more exists. */
+  const add = (item: SearchItem): boolean => {
+    if (seen >= wanted) {
+      more = true
+      return false
+    }
+    if (seen >= request.offset) items.push(item)
+    seen += 1
+    return true
+  }
+  const fileGlob = request.fileGlob === undefined ? undefined : globMatcher(request.fileGlob)
+  const files = walkFiles(workspace, request.start, counters, stopped)
+
+  if (request.target === 'files') {
+    const nameGlob = globMatcher(request.pattern)
+    for await (const file of files) {
+      if (stopped()) break
+      if (filesScanned >= FILE_LIMITS.searchMaxFiles) {
+        stoppedBy = `the limit of ${FILE_LIMITS.searchMaxFiles} files visited was reached`
+        break
+      }
+      filesScanned += 1
+      const relative = relativeTo(request.start, file.relative)
+      if (nameGlob(relative) && (fileGlob === undefined || fileGlob(relative)) && !add({ kind: 'file', path: file.relative })) break
+    }
+    return { items, more, stoppedBy, filesScanned, skipped, counters }
+  }
+
+  const matcher = new RegexMatcher(request.pattern)
+  try {
+    for await (const file of files) {
+      if (stopped()) break
+      if (fileGlob !== undefined && !fileGlob(relativeTo(request.start, file.relative))) continue
+      if (filesScanned >= FILE_LIMITS.searchMaxFiles) {
+        stoppedBy = `the limit of ${FILE_LIMITS.searchMaxFiles} files read was reached`
+        break
+      }
+      const text = await readCandidate(file, skipped)
+      if (text === undefined) continue
+      filesScanned += 1
+      const perLine = request.outputMode === 'content'
+      const outcome = await matcher.match(text, {
+        cap: perLine ? wanted - seen + 1 : 0,
+        firstOnly: request.outputMode === 'files_with_matches',
+        deadline,
+        graceMs: KILL_GRACE_MS,
+        signal: request.signal
+      })
+      if ('killed' in outcome) {
+        stoppedBy = outcome.killed === 'aborted'
+          ? 'the call was cancelled'
+          : `the ${FILE_LIMITS.searchDeadlineMs} ms time limit was reached while matching ${file.relative} (the pattern may backtrack catastrophically; simplify it)`
+        break
+      }
+      if (outcome.count > 0) {
+        if (perLine) {
+          const lines = text.split('\n')
+          // The empty piece after a final newline is not a line.
+          if (text.endsWith('\n')) lines.pop()
+          for (const n of outcome.lines) {
+            const window: Array<[number, string]> = []
+            for (let at = Math.max(0, n - request.context); at <= Math.min(lines.length - 1, n + request.context); at++) {
+              window.push([at + 1, lines[at].replace(/\r$/, '')])
+            }
+            if (!add({ kind: 'line', path: file.relative, line: n + 1, window })) break
+          }
+        } else if (request.outputMode === 'files_with_matches') {
+          add({ kind: 'file', path: file.relative })
+        } else {
+          add({ kind: 'count', path: file.relative, count: outcome.count })
+        }
+      }
+      if (outcome.timedOut) {
+        stoppedBy = `the ${FILE_LIMITS.searchDeadlineMs} ms time limit was reached while matching ${file.relative}`
+        break
+      }
+      if (more) break
+    }
+  } finally {
+    await matcher.close()
+  }
+  return { items, more, stoppedBy, filesScanned, skipped, counters }
+}
+
+function cutLine (text: string): string {
+  const max = FILE_LIMITS.searchMaxLineChars
+  if (text.length <= max) return text
+  const head = text.slice(0, max)
+  return `${/[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head}… [${text.length} chars]`
+}
+
+/**
+ * Renders matching lines grep-style: `path:LINE:text` for matches, `path-LINE-text` for context,
+ * `--` between separate groups when `separators` (there is context). Items of one file whose windows touch share
+ * a group. Stops before `budget` characters (always taking one item); returns how many it used.
+ */
+export function renderLines (items: Array<Extract<SearchItem, { kind: 'line' }>>, budget: number, separators: boolean): { text: string, used: number } {
+  const out: string[] = []
+  let size = 0
+  let used = 0
+  let lastPath: string | undefined
+  let lastLine = -1
+  // Where each line of the current group sits in `out`: a match shown earlier as context is re-marked.
+  let rowOf = new Map<number, number>()
+  const render = (path: string, n: number, text: string, isMatch: boolean): string =>
+    isMatch ? `${path}:${n}:${cutLine(text)}` : `${path}-${n}-${cutLine(text)}`
+  for (const item of items) {
+    const continues = item.path === lastPath && item.window[0][0] <= lastLine + 1
+    const added: Array<{ row: string, line?: number }> = []
+    if (!continues && out.length > 0 && separators) added.push({ row: '--' })
+    for (const [n, text] of item.window) {
+      if (continues && n <= lastLine) continue
+      added.push({ row: render(item.path, n, text, n === item.line), line: n })
+    }
+    const cost = added.reduce((sum, { row }) => sum + row.length + 1, 0)
+    if (used > 0 && size + cost > budget) break
+    if (!continues) rowOf = new Map()
+    const earlier = rowOf.get(item.line)
+    if (continues && earlier !== undefined) {
+      out[earlier] = render(item.path, item.line, item.window.find(([n]) => n === item.line)?.[1] ?? '', true)
+    }
+    for (const { row, line } of added) {
+      out.push(row)
+      if (line !== undefined) rowOf.set(line, out.length - 1)
+    }
+    size += cost
+    used += 1
+    lastPath = item.path
+    lastLine = Math.max(continues ? lastLine : -1, item.window[item.window.length - 1][0])
+  }
+  return { text: out.join('\n'), used }
+}

@@ -1,0 +1,116 @@
+// patch: edits a workspace file in place, either by replacing an exact piece of text or by applying
+// a unified diff; the result is written atomically, and a failed edit leaves the file untouched.
+import { createTwoFilesPatch } from 'diff'
+import { registry, toolResult } from '../../src/registry/index.ts'
+import { configOf } from '../../src/config/of.ts'
+import { ensureParentFolders, writeFileAtomic } from './lib/atomic-write.ts'
+import { failure, FileToolError } from './lib/errors.ts'
+import { readTextForEdit } from './lib/file-io.ts'
+import { FILE_LIMITS } from './lib/limits.ts'
+import { openAndResolve, requireFile } from './lib/paths.ts'
+import { replaceExact } from './lib/replace.ts'
+import { planUnifiedPatch } from './lib/unified.ts'
+import { openWorkspace } from './lib/workspace.ts'
+
+const PREVIEW_CHARS = 3000
+// A diff preview is a courtesy: on huge or heavily changed files it is skipped rather than waited for.
+const PREVIEW_TIMEOUT_MS = 200
+
+function preview (path: string, before: string, after: string): string | undefined {
+  const diff = createTwoFilesPatch(path, path, before, after, undefined, undefined, { context: 2, timeout: PREVIEW_TIMEOUT_MS })
+  if (diff === undefined) return undefined
+  // Keep the hunks only: the model knows which file it edited.
+  const lines = diff.split('\n')
+  const body = lines.slice(lines.findIndex((line) => line.startsWith('@@'))).join('\n').trimEnd()
+  if (body.length <= PREVIEW_CHARS) return body
+  const cut = body.lastIndexOf('\n', PREVIEW_CHARS)
+  return `${body.slice(0, cut > 0 ? cut : PREVIEW_CHARS)}\n… (preview cut)`
+}
+
+async function replaceMode (workspaceRoot: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+  const path = args.path as string | undefined
+  if (path === undefined) throw new FileToolError('path is required in replace mode: the file to edit')
+  if (typeof args.old_string !== 'string') throw new FileToolError('old_string is required in replace mode: the exact text to replace', { path })
+  if (typeof args.new_string !== 'string') throw new FileToolError('new_string is required in replace mode: the text to put instead (may be empty)', { path })
+  const { resolved } = await openAndResolve(workspaceRoot, path)
+  const stats = requireFile(resolved, 'patch edits a file.')
+  const before = await readTextForEdit(resolved)
+  const replaced = replaceExact(path, before, args.old_string, args.new_string, args.replace_all === true)
+  if (Buffer.byteLength(replaced.text) > FILE_LIMITS.maxWriteBytes) {
+    throw new FileToolError(`The edited file would be larger than ${FILE_LIMITS.maxWriteBytes} bytes; nothing was changed.`, { path })
+  }
+  if (signal.aborted) throw signal.reason
+  await writeFileAtomic(resolved.real, replaced.text, stats)
+  const diff = preview(resolved.relative, before, replaced.text)
+  return toolResult({
+    path: resolved.relative,
+    mode: 'replace',
+    replacements: replaced.replacements,
+    lines: replaced.lines,
+    ...(diff === undefined ? {} : { diff })
+  })
+}
+
+async function diffMode (workspaceRoot: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+  if (typeof args.patch !== 'string' || args.patch.trim() === '') {
+    throw new FileToolError('patch is required in patch mode: a unified diff ("--- a/file", "+++ b/file", "@@ ... @@" hunks)')
+  }
+  const workspace = await openWorkspace(workspaceRoot)
+  const planned = await planUnifiedPatch(workspace, args.patch, args.path as string | undefined)
+  if (signal.aborted) throw signal.reason
+  const files: Array<Record<string, unknown>> = []
+  for (const file of planned) {
+    // Every hunk of every file applied in memory; only now does anything touch the disk.
+    if (file.created) await ensureParentFolders(workspace, file.resolved)
+    if (file.created || file.after !== file.before) await writeFileAtomic(file.resolved.real, file.after, file.resolved.stats)
+    files.push({ path: file.resolved.relative, hunks_applied: file.hunks, created: file.created })
+  }
+  return toolResult({
+    mode: 'patch',
+    files,
+    hunks_applied: planned.reduce((sum, file) => sum + file.hunks, 0)
+  })
+}
+
+registry.register({
+  name: 'patch',
+  toolset: 'file',
+  emoji: '🩹',
+  description: [
+    'Edit a text file in the workspace without rewriting all of it.',
+    'mode "replace" (default): replace old_string by new_string. old_string must be the exact current text',
+    '(whitespace and indentation included, without the `N|` prefixes read_file shows) and must occur exactly once,',
+    'unless replace_all is true. If it is not found the error shows the closest lines; if it occurs several times',
+    'the error says where: add surrounding lines to make it unique.',
+    'mode "patch": apply a unified diff (`--- a/file`, `+++ b/file`, `@@ -l,n +l,n @@` hunks with " ", "-", "+" lines).',
+    'Every hunk must apply or nothing is changed. A diff may create a file (--- /dev/null) or change several files',
+    'when path is left out; it cannot delete or rename files.',
+    'The write is atomic. Use write_file to create or fully replace a file. Paths stay inside the workspace.'
+  ].join(' '),
+  schema: {
+    parameters: {
+      type: 'object',
+      properties: {
+        mode: { type: 'string', enum: ['replace', 'patch'], description: '"replace" (default): exact text replacement. "patch": apply a unified diff given in `patch`.' },
+        path: { type: 'string', description: 'File to edit, relative to the workspace root. Required for mode "replace"; in mode "patch" optional when the diff names its files.' },
+        old_string: { type: 'string', description: 'mode "replace": the exact text to find, copied from the file. Include enough surrounding lines to be unique.' },
+        new_string: { type: 'string', description: 'mode "replace": the text that replaces old_string (empty string deletes it).' },
+        replace_all: { type: 'boolean', description: 'mode "replace": replace every occurrence instead of requiring exactly one. Default false.' },
+        patch: { type: 'string', description: 'mode "patch": the unified diff to apply.' }
+      },
+      additionalProperties: false
+    }
+  },
+  maxResultSizeChars: 20_000,
+  timeoutMs: 30_000,
+  handler: async (args, ctx) => {
+    const path = args.path as string | undefined
+    try {
+      const { workspaceRoot } = configOf(ctx)
+      const mode = (args.mode as string | undefined) ?? 'replace'
+      return mode === 'patch' ? await diffMode(workspaceRoot, args, ctx.signal) : await replaceMode(workspaceRoot, args, ctx.signal)
+    } catch (error) {
+      return failure(error, path)
+    }
+  }
+})

@@ -1,0 +1,82 @@
+// read_file: shows a page of a workspace text file with line numbers, streaming so huge files cost
+// only the page, with a character budget that ends pages at whole lines and says where to go on.
+import { registry, toolResult } from '../../src/registry/index.ts'
+import { configOf } from '../../src/config/of.ts'
+import { binaryReason } from './lib/binary.ts'
+import { failure, FileToolError, showPath } from './lib/errors.ts'
+import { notText, openForRead, readSample } from './lib/file-io.ts'
+import { FILE_LIMITS } from './lib/limits.ts'
+import { readLinePage } from './lib/line-page.ts'
+import { openAndResolve, requireFile } from './lib/paths.ts'
+
+registry.register({
+  name: 'read_file',
+  toolset: 'file',
+  emoji: '📖',
+  description: [
+    'Read a UTF-8 text file from the workspace. Output is line-numbered, one line per row as `N|text`',
+    '(N is the 1-based line number, not part of the file; do not copy it into edits).',
+    `Use offset/limit to page through large files: by default lines 1-${FILE_LIMITS.readDefaultLines}.`,
+    `One call returns at most about ${FILE_LIMITS.readCharBudget} characters and always stops at a whole line;`,
+    'when more lines remain the result has `next_offset`: call again with offset = next_offset.',
+    '`total_lines` gives the file length when known. Binary files are refused.',
+    'Folders cannot be read: use search_files with target "files" to list them.',
+    'Paths are relative to the workspace root; nothing outside it can be read.'
+  ].join(' '),
+  schema: {
+    parameters: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'File to read, relative to the workspace root (e.g. "src/app.ts").' },
+        offset: { type: 'integer', minimum: 1, description: 'Line number to start at, 1-based. Default 1. Use next_offset from the previous result to continue.' },
+        limit: { type: 'integer', minimum: 1, description: `Most lines to return. Default ${FILE_LIMITS.readDefaultLines}.` }
+      },
+      required: ['path'],
+      additionalProperties: false
+    }
+  },
+  maxResultSizeChars: 100_000,
+  timeoutMs: 30_000,
+  handler: async (args, ctx) => {
+    const path = args.path as string
+    try {
+      const { resolved } = await openAndResolve(configOf(ctx).workspaceRoot, path)
+      requireFile(resolved, 'Use search_files with target "files" to list what it contains.')
+      const offset = (args.offset as number | undefined) ?? 1
+      const limit = (args.limit as number | undefined) ?? FILE_LIMITS.readDefaultLines
+      const handle = await openForRead(resolved)
+      try {
+        const { size } = await handle.stat()
+        const reason = binaryReason(await readSample(handle))
+        if (reason !== undefined) throw notText(resolved, reason)
+        const page = await readLinePage(handle, {
+          offset,
+          limit,
+          budget: FILE_LIMITS.readCharBudget,
+          countAll: size <= FILE_LIMITS.readCountLinesUpToBytes,
+          signal: ctx.signal
+        })
+        if (page.linesReturned === 0 && offset > 1 && page.totalLines !== undefined) {
+          throw new FileToolError(`offset ${offset} is past the end of ${showPath(path)}, which has ${page.totalLines} lines`, {
+            path, total_lines: page.totalLines
+          })
+        }
+        return toolResult({
+          path: resolved.relative,
+          content: page.content,
+          offset,
+          lines_returned: page.linesReturned,
+          total_lines: page.totalLines ?? null,
+          size_bytes: size,
+          truncated: page.truncated,
+          ...(page.nextOffset === undefined ? {} : { next_offset: page.nextOffset }),
+          ...(page.cutLines.length > 0 ? { cut_lines: page.cutLines } : {})
+        })
+      } finally {
+        await handle.close()
+      }
+    } catch (error) {
+      return failure(error, path)
+    }
+  }
+})

@@ -1,0 +1,60 @@
+// write_file: creates or replaces a whole workspace file atomically (temp file + rename), creating
+// missing folders, and never writing through a link that leads outside the workspace.
+import { registry, toolResult } from '../../src/registry/index.ts'
+import { configOf } from '../../src/config/of.ts'
+import { ensureParentFolders, writeFileAtomic } from './lib/atomic-write.ts'
+import { failure, FileToolError, showPath } from './lib/errors.ts'
+import { FILE_LIMITS } from './lib/limits.ts'
+import { openAndResolve } from './lib/paths.ts'
+
+registry.register({
+  name: 'write_file',
+  toolset: 'file',
+  emoji: '✍️',
+  description: [
+    'Create a text file in the workspace, or replace the whole content of an existing one.',
+    'Missing parent folders are created. The write is atomic: the file has either its old or its new content, never a mix.',
+    'To change part of an existing file prefer the patch tool, which does not need the whole file.',
+    `Content is written as UTF-8, at most ${FILE_LIMITS.maxWriteBytes} bytes.`,
+    'Writing through a symbolic link updates the file it points to when that is inside the workspace.',
+    'Paths are relative to the workspace root; nothing outside it can be written.'
+  ].join(' '),
+  schema: {
+    parameters: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'File to write, relative to the workspace root (e.g. "notes/todo.md").' },
+        content: { type: 'string', description: 'The complete new content of the file (not a diff; an empty string makes an empty file).' }
+      },
+      required: ['path', 'content'],
+      additionalProperties: false
+    }
+  },
+  maxResultSizeChars: 10_000,
+  timeoutMs: 30_000,
+  handler: async (args, ctx) => {
+    const path = args.path as string
+    const content = args.content as string
+    try {
+      const bytes = Buffer.byteLength(content)
+      if (bytes > FILE_LIMITS.maxWriteBytes) {
+        throw new FileToolError(`content is ${bytes} bytes, more than the ${FILE_LIMITS.maxWriteBytes}-byte limit of write_file; nothing was written`, { path })
+      }
+      const { workspace, resolved } = await openAndResolve(configOf(ctx).workspaceRoot, path)
+      if (resolved.stats?.isDirectory() === true) {
+        throw new FileToolError(`${showPath(path)} is a folder; give the path of a file inside it`, { path })
+      }
+      const createdFolders = await ensureParentFolders(workspace, resolved)
+      if (ctx.signal.aborted) throw ctx.signal.reason
+      await writeFileAtomic(resolved.real, content, resolved.stats)
+      return toolResult({
+        path: resolved.relative,
+        bytes_written: bytes,
+        created: resolved.stats === undefined,
+        ...(createdFolders.length > 0 ? { created_folders: createdFolders } : {})
+      })
+    } catch (error) {
+      return failure(error, path)
+    }
+  }
+})
