@@ -1,0 +1,125 @@
+// One URL of web_extract, start to finish: guarded fetch, content-type dispatch, conversion and
+// the per-page character cap. Never throws: every failure becomes the result's `error`.
+import type { Dispatcher } from 'undici'
+import type { AllowList } from './address.ts'
+import { cutAt, decodeBody, kindOf, parseMediaType, prettyJson, tidyText } from './content.ts'
+import { fetchPage, FetchFailedError } from './fetch-page.ts'
+import { htmlToMarkdown } from './html.ts'
+import { UrlRefusedError } from './ssrf.ts'
+
+export const MAX_REDIRECTS = 5
+
+export interface PageResult {
+  url: string
+  /** Where the content came from after redirects; null when nothing was fetched. */
+  final_url: string | null
+  /** HTTP status of the final response; null when there was none. */
+  status: number | null
+  title: string | null
+  content_type: string | null
+  content: string
+  truncated: boolean
+  /** Why content is incomplete: cut at char_limit, or the download stopped at the size limit. */
+  truncated_reason?: 'char_limit' | 'download_limit'
+  error?: string
+}
+
+export interface ExtractOptions {
+  allow: AllowList
+  dispatcher: Dispatcher
+  /** The call's signal (timeout of the tool, client gone, shutdown). */
+  signal: AbortSignal
+  charLimit: number
+  maxBytes: number
+  /** Deadline of this one page: connection, redirects and body. */
+  timeoutMs: number
+}
+
+/** A UrlRefusedError raised inside the connection (the guarded DNS lookup) arrives wrapped, or not. */
+function refusalIn (err: unknown): UrlRefusedError | undefined {
+  for (let current = err, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (current instanceof UrlRefusedError) return current
+  }
+  return undefined
+}
+
+function failure (url: string, error: string, finalUrl: string | null = null): PageResult {
+  return { url, final_url: finalUrl, status: null, title: null, content_type: null, content: '', truncated: false, error }
+}
+
+function describeNetworkError (err: unknown): string {
+  const error = err as NodeJS.ErrnoException
+  if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return 'could not fetch: the host name does not resolve'
+  if (error.code === 'ECONNREFUSED') return 'could not fetch: connection refused'
+  return `could not fetch: ${error.message || error.code || 'network error'}`
+}
+
+/** Fetches and converts one page within its own deadline. */
+export async function extractPage (url: string, options: ExtractOptions): Promise<PageResult> {
+  const deadline = AbortSignal.timeout(options.timeoutMs)
+  const signal = AbortSignal.any([options.signal, deadline])
+  let page
+  try {
+    page = await fetchPage(url, { allow: options.allow, dispatcher: options.dispatcher, signal, maxBytes: options.maxBytes, maxRedirects: MAX_REDIRECTS })
+  } catch (err) {
+    if (err instanceof FetchFailedError) return failure(url, err.message, err.finalUrl ?? null)
+    const refused = refusalIn(err)
+    if (refused !== undefined) return failure(url, refused.message)
+    if (options.signal.aborted) return failure(url, 'cancelled before the page was read')
+    if (deadline.aborted) return failure(url, `timed out after ${options.timeoutMs} ms (the download deadline)`)
+    return failure(url, describeNetworkError(err))
+  }
+
+  const type = parseMediaType(page.contentType)
+  const kind = kindOf(type, page.body)
+  const result: PageResult = {
+    url,
+    final_url: page.finalUrl,
+    status: page.status,
+    title: null,
+    content_type: page.contentType,
+    content: '',
+    truncated: false
+  }
+  if (kind === 'unsupported') {
+    const what = type.essence === '' ? 'content without a Content-Type that is not text' : `content of type ${type.essence}`
+    result.error = `cannot extract ${what}: web_extract reads HTML, plain text, markdown and JSON only`
+    return result
+  }
+
+  const text = decodeBody(page.body, type, kind, page.cut)
+  let content: string
+  // HTML conversion stops early when the rest could not be shown anyway, or when the markup is huge.
+  let pruned = false
+  let capped = false
+  if (kind === 'html') {
+    try {
+      const extracted = htmlToMarkdown(text, page.finalUrl, options.charLimit)
+      result.title = extracted.title
+      content = extracted.markdown
+      pruned = extracted.pruned
+      capped = extracted.capped
+    } catch (err) {
+      result.error = `could not convert the HTML page: ${(err as Error).message}`
+      return result
+    }
+  } else {
+    content = kind === 'json' ? prettyJson(text) : tidyText(text)
+  }
+
+  if (content.length > options.charLimit || pruned) {
+    const shown = cutAt(content, options.charLimit)
+    const rest = pruned ? 'the rest of the page is not shown' : `${content.length - shown.length} more characters not shown`
+    content = `${shown}\n\n[truncated at char_limit=${options.charLimit}: ${rest}]`
+    result.truncated = true
+    result.truncated_reason = 'char_limit'
+  } else if (page.cut || capped) {
+    const why = page.cut ? `larger than the ${options.maxBytes}-byte download limit` : 'too large to process whole'
+    content += `\n\n[truncated: the page is ${why}; only its beginning was read]`
+    result.truncated = true
+    result.truncated_reason = 'download_limit'
+  }
+  result.content = content
+  if (page.status < 200 || page.status > 299) result.error = `the server answered HTTP ${page.status}`
+  return result
+}

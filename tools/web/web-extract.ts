@@ -1,0 +1,78 @@
+// web_extract: fetches up to 5 web pages at once, behind the SSRF guard, and returns each as markdown or text for a model.
+import { registry, toolResult, toolError } from '../../src/registry/index.ts'
+import { configOf } from '../../src/config/of.ts'
+import { parseAllowList } from './lib/address.ts'
+import { extractPage, type PageResult } from './lib/extract.ts'
+import { createGuardedAgent } from './lib/ssrf.ts'
+
+const MAX_URLS = 5
+const DEFAULT_CHAR_LIMIT = 20_000
+const MAX_CHAR_LIMIT = 100_000
+
+registry.register({
+  name: 'web_extract',
+  toolset: 'web',
+  emoji: '📰',
+  description: `Fetch 1 to ${MAX_URLS} web pages (http/https) at once and return their readable content. ` +
+    'HTML pages come back as markdown of the main article (menus, ads and footers removed), with the page title; ' +
+    'JSON is pretty-printed; plain text and markdown are returned as they are. Images, PDFs and other binary files ' +
+    'are not supported. Each page is cut at `char_limit` characters (`truncated` tells you). Each URL gets its own ' +
+    'result with an `error` when it failed, so one bad URL does not spoil the others. Addresses on private ' +
+    'networks, loopback and cloud metadata endpoints are refused. Use web_search first when you do not know the URL.',
+  schema: {
+    parameters: {
+      type: 'object',
+      properties: {
+        urls: {
+          type: 'array',
+          items: { type: 'string', minLength: 1, description: 'An absolute http:// or https:// URL.' },
+          minItems: 1,
+          maxItems: MAX_URLS,
+          description: `The pages to read, 1 to ${MAX_URLS} absolute http(s) URLs; fetched in parallel.`
+        },
+        char_limit: {
+          type: 'integer',
+          minimum: 100,
+          maximum: MAX_CHAR_LIMIT,
+          default: DEFAULT_CHAR_LIMIT,
+          description: `Most characters of content returned per page (default ${DEFAULT_CHAR_LIMIT}, at most ${MAX_CHAR_LIMIT}); longer pages are cut and marked truncated.`
+        }
+      },
+      required: ['urls'],
+      additionalProperties: false
+    }
+  },
+  // Room for five pages at the largest char_limit plus their metadata.
+  maxResultSizeChars: MAX_URLS * MAX_CHAR_LIMIT + 20_000,
+  timeoutMs: 60_000,
+  handler: async (args, ctx) => {
+    const config = configOf(ctx)
+    const urls = Array.isArray(args.urls) ? args.urls.map(String) : [String(args.urls)]
+    if (urls.length === 0) return toolError('urls is empty: give 1 to 5 URLs to fetch')
+    if (urls.length > MAX_URLS) {
+      return toolError(`web_extract fetches at most ${MAX_URLS} URLs per call, got ${urls.length}; split them over several calls`)
+    }
+    const charLimit = typeof args.char_limit === 'number' ? Math.min(args.char_limit, MAX_CHAR_LIMIT) : DEFAULT_CHAR_LIMIT
+    const allow = parseAllowList(config.web.allowHosts)
+    if (allow.invalid.length > 0) ctx.logger.warn({ entries: allow.invalid }, 'web.allowHosts: entries that are neither a host, an IP nor a CIDR network are ignored')
+    const agent = createGuardedAgent(allow, config.web.fetchTimeoutMs)
+    let results: PageResult[]
+    try {
+      results = await Promise.all(urls.map((url) => extractPage(url, {
+        allow,
+        dispatcher: agent,
+        signal: ctx.signal,
+        charLimit,
+        maxBytes: config.web.maxDownloadBytes,
+        timeoutMs: config.web.fetchTimeoutMs
+      })))
+    } finally {
+      // destroy, not close: a page cut at the size limit may leave a response unread.
+      agent.destroy().catch(() => {})
+    }
+    if (results.every((result) => result.error !== undefined)) {
+      return toolError(urls.length === 1 ? results[0].error as string : 'none of the URLs could be extracted; see the error of each result', { results })
+    }
+    return toolResult({ results })
+  }
+})
