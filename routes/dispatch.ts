@@ -1,13 +1,13 @@
 // POST /dispatch/:name runs one tool; POST /dispatch runs the tool_calls of an assistant message.
 // Every answer is the envelope, whose `content` goes to the model as is. A caller that goes away
 // aborts its calls; while the gateway drains, new calls get 503 with Retry-After.
+import { setMaxListeners } from 'node:events'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { Type } from 'typebox'
 import type { DispatchOutcome } from '../src/dispatch/outcome.ts'
-import { OverloadedError } from '../src/errors.ts'
+import { BadRequestError, OverloadedError } from '../src/errors.ts'
 import { allowedTools, mayUse } from '../src/http/access.ts'
-import { failureEnvelope } from '../src/http/error-handler.ts'
 import { numericHeader } from '../src/http/query.ts'
 import { mapWithConcurrency } from '../src/http/concurrency.ts'
 
@@ -51,18 +51,31 @@ const BatchResponse = Type.Object({
   results: Type.Array(Type.Ref('Envelope'), { description: 'The full envelope per call, in input order.' })
 }, { description: 'The answers of a batch.' })
 
-/** A signal that fires when the client goes away before its answer was written. */
+/** A signal that fires when the client goes away before its answer was written, or on shutdown. */
 function disconnectSignal (request: FastifyRequest, reply: FastifyReply): AbortSignal {
   const controller = new AbortController()
+  const shutdown = request.server.gateway.shutdownSignal
+  if (shutdown.aborted) {
+    controller.abort(shutdown.reason)
+    return controller.signal
+  }
+  // Not AbortSignal.any: on Node 20 it costs ~19 µs per call and leaves weak references for the GC,
+  // the largest single cost of a dispatch. One listener on the shared signal, removed when the
+  // response closes, behaves the same.
+  const onShutdown = (): void => controller.abort(shutdown.reason)
+  shutdown.addEventListener('abort', onShutdown, { once: true })
   reply.raw.once('close', () => {
+    shutdown.removeEventListener('abort', onShutdown)
     if (!reply.raw.writableFinished) controller.abort(new Error('the client closed the connection'))
   })
-  return AbortSignal.any([controller.signal, request.server.gateway.shutdownSignal])
+  return controller.signal
 }
 
 export default async function dispatchRoutes (app: FastifyInstance): Promise<void> {
   const { gateway, lifecycle, metrics } = app
   const batchLimit = gateway.config.http.batchConcurrency
+  // Every call in flight listens on the shared shutdown signal (see disconnectSignal): no leak warning at 11.
+  setMaxListeners(0, gateway.shutdownSignal)
 
   // While draining, refuse new calls (in-flight ones go on) and say when to come back.
   app.addHook('onRequest', async (_request, reply) => {
@@ -138,8 +151,7 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
   }, async (request, reply) => {
     const calls = request.body.tool_calls
     if (calls.length > gateway.config.http.maxBatchSize) {
-      const message = `a batch holds at most ${gateway.config.http.maxBatchSize} tool calls (got ${calls.length})`
-      return reply.code(400).send(failureEnvelope('', '', 'GW_ERR_BAD_REQUEST', message, 400))
+      throw new BadRequestError(`a batch holds at most ${gateway.config.http.maxBatchSize} tool calls (got ${calls.length})`)
     }
     const allowed = allowedTools(gateway, request.principal)
     const signal = disconnectSignal(request, reply)

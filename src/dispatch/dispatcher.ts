@@ -9,7 +9,7 @@ import type { ToolRegistry } from '../registry/registry.ts'
 import { toolError } from '../registry/tool-result.ts'
 import { HookRegistry } from './hooks.ts'
 import { finalizeOutcome, type DispatchOutcome } from './outcome.ts'
-import { compose, entryOf, type CallState, type DispatchRequest } from './pipeline.ts'
+import { compose, createCallState, entryOf, type CallState, type DispatchRequest } from './pipeline.ts'
 import { coerceStep } from './steps/coerce-arguments.ts'
 import { postHookStep, preHookStep, transformStep } from './steps/hook-steps.ts'
 import { invokeStep } from './steps/invoke-handler.ts'
@@ -94,10 +94,9 @@ export class Dispatcher {
   async dispatch (request: DispatchRequest): Promise<DispatchOutcome> {
     const startedAt = this.#now()
     const callId = request.callId || `call_${randomUUID()}`
-    // The lookup step binds `tool` to call.logger; the one line per call goes through this logger,
-    // which has no such binding, so that line does not carry the key twice.
-    const callLogger = (request.logger ?? this.#logger).child({ callId })
-    const call: CallState = { request, callId, startedAt, logger: callLogger, args: {} }
+    const base = request.logger ?? this.#logger
+    // call.logger (callId, and tool once looked up) is built only when something logs through it.
+    const call = createCallState(request, callId, startedAt, base)
     let result
     try {
       result = await this.#run(call)
@@ -110,8 +109,10 @@ export class Dispatcher {
     const outcome = finalizeOutcome(request.name, callId, result, durationMs)
     // One line per call. Arguments are untrusted data: only at debug, under one key, where the
     // logger's redaction of secret argument names applies.
-    callLogger.info({ tool: request.name, status: outcome.status, durationMs, truncated: outcome.truncated }, 'tool call')
-    if (call.logger.isLevelEnabled('debug')) call.logger.debug({ args: call.args }, 'tool call arguments')
+    // callId as a field writes the same line as a child logger binding it, without building one;
+    // the `tool` binding of call.logger is left out so that the line does not carry the key twice.
+    base.info({ callId, tool: request.name, status: outcome.status, durationMs, truncated: outcome.truncated }, 'tool call')
+    if (base.isLevelEnabled('debug')) call.logger.debug({ args: call.args }, 'tool call arguments')
     return outcome
   }
 }

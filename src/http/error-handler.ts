@@ -3,10 +3,17 @@
 // internals: the fault is logged with the request id and the client gets a generic message.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
+import { BadRequestError, BodyTooLargeError, InternalError, NotFoundError, UnsupportedMediaTypeError } from '../errors.ts'
 import { toolError } from '../registry/tool-result.ts'
 import type { EnvelopeType } from './schemas.ts'
 
 interface Classified { statusCode: number, code: string, message: string }
+
+/** Code and status from the one error registry, with this message. */
+function as (ErrorClass: new (message: string) => { code: string, statusCode?: number }, message: string): Classified {
+  const { code, statusCode } = new ErrorClass(message)
+  return { statusCode: statusCode ?? 500, code, message }
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -16,26 +23,21 @@ declare module 'fastify' {
 }
 
 function classify (err: FastifyError, request: FastifyRequest, bodyLimit: number): Classified {
-  if (err.validation) {
-    return { statusCode: 400, code: 'GW_ERR_BAD_REQUEST', message: err.message }
-  }
+  if (err.validation) return as(BadRequestError, err.message)
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { statusCode: 413, code: 'GW_ERR_BODY_TOO_LARGE', message: `request body is larger than the limit of ${bodyLimit} bytes` }
+      return as(BodyTooLargeError, `request body is larger than the limit of ${bodyLimit} bytes`)
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return {
-        statusCode: 415,
-        code: 'GW_ERR_UNSUPPORTED_MEDIA_TYPE',
-        message: `send a JSON body with Content-Type: application/json (got ${JSON.stringify(request.headers['content-type'] ?? '')})`
-      }
+      return as(UnsupportedMediaTypeError,
+        `send a JSON body with Content-Type: application/json (got ${JSON.stringify(request.headers['content-type'] ?? '')})`)
   }
   const status = err.statusCode ?? 500
   // Our own errors carry messages written for clients; a 500 among them is still a fault to hide.
   if (typeof err.code === 'string' && err.code.startsWith('GW_ERR_') && status !== 500) {
     return { statusCode: status, code: err.code, message: err.message }
   }
-  if (status >= 400 && status < 500) return { statusCode: status, code: 'GW_ERR_BAD_REQUEST', message: err.message }
-  return { statusCode: 500, code: 'GW_ERR_INTERNAL', message: `internal error; the gateway log has the details under request id ${request.id}` }
+  if (status >= 400 && status < 500) return { ...as(BadRequestError, err.message), statusCode: status }
+  return as(InternalError, `internal error; the gateway log has the details under request id ${request.id}`)
 }
 
 const ENVELOPE_STATUS: Record<number, EnvelopeType['status']> = {
@@ -43,7 +45,7 @@ const ENVELOPE_STATUS: Record<number, EnvelopeType['status']> = {
 }
 
 /** The dispatch envelope for a failure that happened before (or around) the tool call. */
-export function failureEnvelope (tool: string, callId: string, code: string, message: string, statusCode: number): EnvelopeType {
+function failureEnvelope (tool: string, callId: string, code: string, message: string, statusCode: number): EnvelopeType {
   const content = toolError(message)
   return {
     tool,
@@ -80,9 +82,6 @@ export function installErrorHandling (app: FastifyInstance, bodyLimit: number): 
     else request.log.info({ code: failure.code, reason: err.message }, 'request refused')
     return sendError(request, reply, failure)
   })
-  app.setNotFoundHandler((request, reply) => sendError(request, reply, {
-    statusCode: 404,
-    code: 'GW_ERR_NOT_FOUND',
-    message: `no route ${request.method} ${request.url.split('?')[0]}`
-  }))
+  app.setNotFoundHandler((request, reply) => sendError(request, reply,
+    as(NotFoundError, `no route ${request.method} ${request.url.split('?')[0]}`)))
 }

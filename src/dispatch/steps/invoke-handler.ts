@@ -65,7 +65,12 @@ export function invokeStep (options: InvokeOptions): Step {
     callerSignal?.addEventListener('abort', forwardCallerAbort, { once: true })
 
     const running = Promise.resolve().then(() => entry.handler(call.args, {
-      signal: controller.signal, logger: call.logger, callId: call.callId, sessionId: call.request.sessionId, config: options.config
+      signal: controller.signal,
+      // A getter, so the call's child logger is only built for a handler that logs.
+      get logger () { return call.logger },
+      callId: call.callId,
+      sessionId: call.request.sessionId,
+      config: options.config
     }))
     const settled = await Promise.race<Settled>([
       running.then((value) => ({ kind: 'value', value }), (error: unknown) => ({ kind: 'thrown', error })),

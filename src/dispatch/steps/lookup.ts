@@ -2,7 +2,7 @@
 import type { AvailabilityChecker } from '../../availability/checker.ts'
 import type { RegistrySnapshot } from '../../registry/types.ts'
 import { toolError } from '../../registry/tool-result.ts'
-import type { Step } from '../pipeline.ts'
+import { bindLogger, type Step } from '../pipeline.ts'
 
 export function lookupStep (snapshot: () => RegistrySnapshot, availability: AvailabilityChecker): Step {
   return async function lookup (call, next) {
@@ -18,7 +18,7 @@ export function lookupStep (snapshot: () => RegistrySnapshot, availability: Avai
       return { status: 'unavailable', content: toolError(message), message }
     }
     call.entry = entry
-    call.logger = call.logger.child({ tool: entry.name })
+    bindLogger(call, { tool: entry.name })
     return next()
   }
 }
