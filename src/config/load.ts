@@ -93,7 +93,13 @@ function describeErrors (value: unknown, envSources: Map<string, string>): strin
     if (e.keyword === 'boolean') continue // the additionalProperties line already names the field
     const source = envSources.get(pointerToField(e.instancePath))
     if (source !== undefined) field += ` (from ${source})`
-    const got = e.instancePath === '' || unknownFields ? '' : `, got ${JSON.stringify(Value.Pointer.Get(value as object, e.instancePath))}`
+    // A whole object is not echoed: it may hold secrets (headers, keys) beside the bad value.
+    if (e.keyword === 'anyOf') {
+      message = e.instancePath.startsWith('/mcpServers/')
+        ? 'must be either a stdio server { command, args, env, cwd } or an HTTP server { url, headers }'
+        : 'must be one of the allowed shapes'
+    }
+    const got = e.keyword === 'anyOf' ? '' : e.instancePath === '' || unknownFields ? '' : `, got ${JSON.stringify(Value.Pointer.Get(value as object, e.instancePath))}`
     if (Array.isArray(e.params?.allowedValues)) message += ` (${(e.params.allowedValues as unknown[]).join(', ')})`
     message += got
     lines.push(`${field}: ${message}`)

@@ -25,6 +25,41 @@ export const ToolOverrideSchema = Type.Object({
   maxResultSizeChars: Type.Optional(Type.Integer({ minimum: 0, description: 'Result cap of this tool in characters, replacing its own.' }))
 }, { additionalProperties: false })
 
+const ToolFilter = Type.Object({
+  include: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Raw MCP tool names to keep (wins over exclude).' })),
+  exclude: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Raw MCP tool names to leave out.' }))
+}, { additionalProperties: false, description: 'Which of the server\'s tools to register.' })
+
+const McpCommon = {
+  enabled: Type.Optional(Type.Boolean({ description: 'false = configured but not started.' })),
+  timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Deadline of one tool call (default 60 000).' })),
+  connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'How long readiness waits for this server at start (default 10 000).' })),
+  tools: Type.Optional(ToolFilter)
+}
+
+export const McpStdioServerSchema = Type.Object({
+  command: Type.String({ minLength: 1, description: 'Program to start (stdio transport).' }),
+  args: Type.Optional(Type.Array(Type.String(), { description: 'Its arguments.' })),
+  env: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Environment added to the minimal one the child gets.' })),
+  cwd: Type.Optional(Type.String({ minLength: 1, description: 'Working folder of the child.' })),
+  ...McpCommon
+}, { additionalProperties: false, description: 'An MCP server started as a child process, spoken to over stdio.' })
+
+export const McpHttpServerSchema = Type.Object({
+  url: Type.String({ pattern: '^https?://', description: 'Streamable HTTP endpoint of the server.' }),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Headers sent with every request (e.g. Authorization).' })),
+  ...McpCommon
+}, { additionalProperties: false, description: 'An MCP server reached over Streamable HTTP.' })
+
+export const PluginSchema = Type.Union([
+  Type.String({ minLength: 1, description: 'A module path (relative to the config file\'s folder or absolute) or an installed package name.' }),
+  Type.Object({
+    module: Type.String({ minLength: 1, description: 'A module path or an installed package name.' }),
+    allowToolOverride: Type.Optional(Type.Boolean({ description: 'Let this plugin replace tools of other toolsets.' })),
+    options: Type.Optional(Type.Unknown({ description: 'Handed to the plugin as ctx.options.' }))
+  }, { additionalProperties: false })
+], { description: 'A plugin module exporting register(ctx).' })
+
 export const ConfigSchema = Type.Object({
   host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address to listen on (HOST).' }),
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'Port to listen on (PORT); 0 picks a free one.' }),
@@ -69,6 +104,11 @@ export const ConfigSchema = Type.Object({
       braveApiKey: Type.Optional(Type.String({ minLength: 1, description: 'Brave Search API key (BRAVE_API_KEY).' }))
     }, { additionalProperties: false, default: {} })
   }, { additionalProperties: false, default: {} }),
+  mcpServers: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }), Type.Union([McpStdioServerSchema, McpHttpServerSchema]), {
+    default: {},
+    description: 'MCP servers by name, in the widely used { command, args, env, cwd } | { url, headers } shape.'
+  }),
+  plugins: Type.Array(PluginSchema, { default: [], description: 'Plugin modules, loaded after built-in tools and MCP servers.' }),
   terminal: Type.Object({
     enabled: Type.Boolean({ default: false, description: 'Serve the terminal toolset (GATEWAY_ENABLE_TERMINAL).' }),
     maxOutputChars: Type.Integer({ minimum: 1000, default: 50_000, description: 'Output kept per command (40 % head, 60 % tail).' }),
@@ -81,3 +121,5 @@ export const ConfigSchema = Type.Object({
 
 export type GatewayConfig = Static<typeof ConfigSchema>
 export type ApiKeyConfig = Static<typeof ApiKeySchema>
+export type McpServerConfig = Static<typeof McpStdioServerSchema> | Static<typeof McpHttpServerSchema>
+export type PluginConfig = Static<typeof PluginSchema>
