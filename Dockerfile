@@ -19,6 +19,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY routes ./routes
 COPY tools ./tools
+COPY plugins ./plugins
 RUN npm run build
 
 # Runtime: the compiled files and production dependencies, nothing else (no tsx, no sources).

@@ -8,6 +8,7 @@ import { DefinitionsBuilder } from './definitions/definitions.ts'
 import { discoverTools, type DiscoveryReport } from './discovery/discover.ts'
 import { Dispatcher } from './dispatch/dispatcher.ts'
 import { HookRegistry } from './dispatch/hooks.ts'
+import { loadPlugins, type PluginReport } from './plugins/loader.ts'
 import { ToolRegistry } from './registry/registry.ts'
 import { ToolsetCatalog } from './toolsets/catalog.ts'
 
@@ -22,7 +23,7 @@ export interface Gateway {
   /** Fires when shutdown gives up waiting: every handler still running is told to stop. */
   readonly shutdownSignal: AbortSignal
   /** Loads tools in order: built-ins, then MCP servers, then plugins. */
-  start: () => Promise<{ builtins: DiscoveryReport }>
+  start: () => Promise<{ builtins: DiscoveryReport, plugins: PluginReport }>
   /** Aborts handlers still running and releases what tools hold (child processes). */
   stop: () => Promise<void>
 }
@@ -50,7 +51,15 @@ export function createGateway (config: GatewayConfig, logger: Logger): Gateway {
     shutdownSignal: shutdown.signal,
     async start () {
       const builtins = await discoverTools({ dir: config.toolsDir, registry, logger: logger.child({ component: 'discovery' }) })
-      return { builtins }
+      const plugins = await loadPlugins({
+        plugins: config.plugins,
+        baseDir: config.pluginsDir ?? process.cwd(),
+        registry,
+        hooks,
+        logger: logger.child({ component: 'plugins' }),
+        config
+      })
+      return { builtins, plugins }
     },
     async stop () {
       if (stopped) return

@@ -3,7 +3,7 @@
 // validated. Any bad value stops start-up with a message naming the field, its source and what
 // was expected.
 import { readFile } from 'node:fs/promises'
-import { isAbsolute, resolve } from 'node:path'
+import { dirname, isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Settings } from 'typebox/system'
 import { Value } from 'typebox/value'
@@ -147,6 +147,8 @@ export async function loadConfig (options: LoadConfigOptions = {}): Promise<Gate
   const config = filled as GatewayConfig
   config.workspaceRoot = isAbsolute(config.workspaceRoot) ? config.workspaceRoot : resolve(cwd, config.workspaceRoot)
   config.toolsDir = isAbsolute(config.toolsDir) ? config.toolsDir : resolve(cwd, config.toolsDir)
+  const configDir = path ? dirname(resolve(cwd, path)) : cwd
+  config.pluginsDir = config.pluginsDir === undefined ? configDir : resolve(configDir, config.pluginsDir)
   return config
 }
 

@@ -109,6 +109,7 @@ export const ConfigSchema = Type.Object({
     description: 'MCP servers by name, in the widely used { command, args, env, cwd } | { url, headers } shape.'
   }),
   plugins: Type.Array(PluginSchema, { default: [], description: 'Plugin modules, loaded after built-in tools and MCP servers.' }),
+  pluginsDir: Type.Optional(Type.String({ minLength: 1, description: 'Folder relative plugin paths and package names resolve from; default: the config file\'s folder, else the working folder.' })),
   terminal: Type.Object({
     enabled: Type.Boolean({ default: false, description: 'Serve the terminal toolset (GATEWAY_ENABLE_TERMINAL).' }),
     maxOutputChars: Type.Integer({ minimum: 1000, default: 50_000, description: 'Output kept per command (40 % head, 60 % tail).' }),

@@ -42,6 +42,17 @@ export class HookRegistry {
     this.#hooks[name].push({ fn, owner })
   }
 
+  /** Removes every hook `owner` added (a plugin that failed halfway through loading); returns how many. */
+  removeOwner (owner: string): number {
+    let removed = 0
+    for (const name of HOOK_NAMES) {
+      const kept = this.#hooks[name].filter((hook) => hook.owner !== owner)
+      removed += this.#hooks[name].length - kept.length
+      this.#hooks[name] = kept as never
+    }
+    return removed
+  }
+
   has (name: HookName): boolean {
     return this.#hooks[name].length > 0
   }

@@ -404,3 +404,13 @@ test('the commented sample config in the repository loads', async () => {
   assert.deepEqual(config.toolsets.research.includes, ['web'])
   assert.equal(config.tools.web_extract.timeoutMs, 30000)
 })
+
+test('relative plugin paths resolve from the config file\'s folder unless pluginsDir says otherwise', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-plugins-dir-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  await writeFile(join(dir, 'gw.yaml'), 'plugins: [./p.ts]\n')
+  assert.equal((await loadConfig({ env: { GATEWAY_CONFIG: join(dir, 'gw.yaml') }, cwd: tmpdir() })).pluginsDir, dir)
+  await writeFile(join(dir, 'gw.yaml'), 'pluginsDir: extra\n')
+  assert.equal((await loadConfig({ env: { GATEWAY_CONFIG: join(dir, 'gw.yaml') }, cwd: tmpdir() })).pluginsDir, join(dir, 'extra'))
+  assert.equal((await loadConfig({ env: {}, cwd: dir })).pluginsDir, dir)
+})

@@ -161,3 +161,34 @@ test('hooks default to the owner "anonymous" in the log', async () => {
   await hooks.runPre(EVENT, logger)
   assert.equal(lines[0].owner, 'anonymous')
 })
+
+test('removeOwner drops every hook of that owner at each hook point and keeps the others in order', async () => {
+  const { logger } = captureLogger()
+  const hooks = new HookRegistry()
+  const seen: string[] = []
+  hooks.add('pre_tool_call', () => { seen.push('keep-1') }, 'keeper')
+  hooks.add('pre_tool_call', () => ({ action: 'block', message: 'gone' }), 'failed-plugin')
+  hooks.add('pre_tool_call', () => { seen.push('keep-2') }, 'keeper')
+  hooks.add('post_tool_call', () => { seen.push('post') }, 'failed-plugin')
+  hooks.add('transform_tool_result', () => 'replaced', 'failed-plugin')
+  assert.equal(hooks.removeOwner('failed-plugin'), 3)
+  assert.equal(await hooks.runPre(EVENT, logger), undefined)
+  assert.deepEqual(seen, ['keep-1', 'keep-2'])
+  assert.equal(hooks.has('post_tool_call'), false)
+  assert.equal(hooks.has('transform_tool_result'), false)
+  assert.equal(hooks.removeOwner('failed-plugin'), 0)
+  assert.equal(hooks.removeOwner('nobody'), 0)
+  assert.equal(hooks.has('pre_tool_call'), true)
+})
+
+test('removeOwner during a run does not disturb the hooks being iterated', async () => {
+  const { logger } = captureLogger()
+  const hooks = new HookRegistry()
+  const seen: string[] = []
+  hooks.add('post_tool_call', () => { seen.push('a'); hooks.removeOwner('b') }, 'a')
+  hooks.add('post_tool_call', () => { seen.push('b') }, 'b')
+  hooks.add('post_tool_call', () => { seen.push('c') }, 'c')
+  await hooks.runPost(POST, logger)
+  await hooks.runPost(POST, logger)
+  assert.deepEqual(seen, ['a', 'b', 'c', 'a', 'c'])
+})
