@@ -55,7 +55,11 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   // JSON only: a text/plain body would otherwise reach tools as a string and fail as "invalid arguments".
   app.removeAllContentTypeParsers()
   installJsonParser(app)
-  app.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id) })
+  // Callback style, not async: one promise fewer on every response.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-request-id', request.id)
+    done(null, payload)
+  })
 
   const authenticator = createAuthenticator(config, options.env)
   if (authenticator.enabled) app.addHook('onRequest', authHook(authenticator))

@@ -1,0 +1,272 @@
+// The benchmark (`npm run bench`): in one run, on 127.0.0.1, the gateway's dispatch and definitions
+// against bare Fastify doing the same work. Each server runs alone in a child process, so the
+// baseline and the gateway share identical conditions; autocannon loads them from this process,
+// one at a time, in alternating rounds so that a change of load on the machine hits both sides.
+// Prints a markdown table (the README pastes it) and writes bench/results.json.
+import { fork, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+
+/** Measured seconds per scenario, split over the rounds. */
+const DURATION_S = positiveNumber('BENCH_DURATION', 10)
+const WARMUP_S = positiveNumber('BENCH_WARMUP', 2)
+const ROUNDS = Math.floor(positiveNumber('BENCH_ROUNDS', 2))
+const CONNECTIONS = Math.floor(positiveNumber('BENCH_CONNECTIONS', 10))
+const LOG_LEVEL = process.env.LOG_LEVEL ?? 'warn'
+/** A folder for V8 CPU profiles of the server children (`--cpu-prof`); unset = no profiling. */
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR
+const TARGET = 0.85
+const DEFINITION_TOOLS = 500
+const SERVER_SCRIPT = fileURLToPath(new URL('./servers.ts', import.meta.url))
+const RESULTS_FILE = fileURLToPath(new URL('./results.json', import.meta.url))
+const ECHO_BODY = JSON.stringify({ text: 'hello from the benchmark' })
+
+function positiveNumber (name: string, fallback: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number (got ${JSON.stringify(raw)})`)
+  return value
+}
+
+interface Server { url: string, child: ChildProcess }
+
+// A failed run must not leave a server behind holding our stderr open.
+const running = new Set<ChildProcess>()
+process.on('exit', () => { for (const child of running) child.kill() })
+
+async function startServer (scenario: string, extra: string[] = []): Promise<Server> {
+  const execArgv = ['--import', 'tsx']
+  // One folder per scenario: tsx's loader thread writes a profile of its own beside the main one.
+  if (PROFILE_DIR !== undefined) execArgv.push('--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, scenario)}`)
+  const child = fork(SERVER_SCRIPT, [scenario, ...extra], {
+    execArgv,
+    env: { ...process.env, LOG_LEVEL },
+    // Not a TTY: the gateway logs JSON lines as in production, never through pino-pretty.
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc']
+  })
+  running.add(child)
+  child.once('exit', () => running.delete(child))
+  child.stdout?.pipe(process.stderr)
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message) => resolve((message as { port: number }).port))
+    child.once('exit', (code) => reject(new Error(`server ${scenario} exited with code ${code} before listening`)))
+  })
+  return { url: `http://127.0.0.1:${port}`, child }
+}
+
+/** The server's CPU time so far (user + system), in µs. */
+async function serverCpu (server: Server): Promise<number> {
+  const reply = new Promise<number>((resolve) => {
+    const onMessage = (message: unknown): void => {
+      const cpu = (message as { cpu?: NodeJS.CpuUsage }).cpu
+      if (cpu === undefined) return
+      server.child.off('message', onMessage)
+      resolve(cpu.user + cpu.system)
+    }
+    server.child.on('message', onMessage)
+  })
+  server.child.send('cpu')
+  return reply
+}
+
+async function stopServer (server: Server): Promise<void> {
+  const exited = new Promise<void>((resolve) => server.child.once('exit', () => resolve()))
+  server.child.send('stop')
+  await exited
+}
+
+interface Scenario {
+  key: string
+  description: string
+  server: Server
+  options: autocannon.Options
+  expectedStatus: number
+}
+
+/** What the rounds of one scenario add up to. */
+interface Totals { requestsPerSecond: number[], bytesPerSecond: number[], latencies: number[], cpuUs: number, requests: number }
+
+interface Measured {
+  scenario: string
+  description: string
+  requestsPerSecond: number
+  p50Ms: number
+  p99Ms: number
+  bytesPerSecond: number
+  totalRequests: number
+  /** Server CPU time (user + system) per answered request over the measured periods. */
+  serverCpuUsPerRequest: number
+}
+
+async function measureRound (scenario: Scenario, seconds: number, warmup: boolean, totals: Totals): Promise<void> {
+  const instance = autocannon({
+    connections: CONNECTIONS,
+    duration: seconds,
+    ...(warmup ? { warmup: { duration: WARMUP_S, connections: CONNECTIONS } } : {}),
+    ...scenario.options
+  })
+  // autocannon's own histogram keeps whole milliseconds, and these answers take less than one:
+  // keep every measured latency (hrtime, fractional ms) and take the percentiles from them.
+  let answered = 0
+  instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => {
+    totals.latencies.push(ms)
+    answered++
+  })
+  // 'start' is the measured run's (the warm-up reports on a tracker of its own).
+  let cpuAtStart: Promise<number> | undefined
+  instance.once('start', () => { cpuAtStart = serverCpu(scenario.server) })
+  const result = await instance
+  const cpuUs = await serverCpu(scenario.server) - await (cpuAtStart ?? Promise.reject(new Error('autocannon never started')))
+  const unexpected = Object.keys(result.statusCodeStats).filter((status) => status !== String(scenario.expectedStatus))
+  if (result.errors > 0 || result.timeouts > 0 || unexpected.length > 0) {
+    throw new Error(`${scenario.key}: ${result.errors} errors, ${result.timeouts} timeouts, status counts ${JSON.stringify(result.statusCodeStats)} (expected all ${scenario.expectedStatus})`)
+  }
+  totals.requestsPerSecond.push(result.requests.mean)
+  totals.bytesPerSecond.push(result.throughput.mean)
+  totals.cpuUs += cpuUs
+  totals.requests += answered
+}
+
+function mean (values: readonly number[]): number {
+  return values.reduce((sum, value) => sum + value, 0) / values.length
+}
+
+/** The nearest-rank percentile of sorted values, in ms rounded to 0.01. */
+function percentile (sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN
+  const value = sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]
+  return Math.round(value * 100) / 100
+}
+
+function summarise (scenario: Scenario, totals: Totals): Measured {
+  totals.latencies.sort((x, y) => x - y)
+  return {
+    scenario: scenario.key,
+    description: scenario.description,
+    requestsPerSecond: Math.round(mean(totals.requestsPerSecond)),
+    p50Ms: percentile(totals.latencies, 0.5),
+    p99Ms: percentile(totals.latencies, 0.99),
+    bytesPerSecond: Math.round(mean(totals.bytesPerSecond)),
+    totalRequests: totals.requests,
+    serverCpuUsPerRequest: Math.round(totals.cpuUs / totals.requests * 10) / 10
+  }
+}
+
+/** One request before the load, to fail loudly when a server does not answer what we think. */
+async function probe (url: string, init: RequestInit, expectedStatus: number): Promise<Response> {
+  const response = await fetch(url, init)
+  if (response.status !== expectedStatus) throw new Error(`${url}: expected ${expectedStatus}, got ${response.status}: ${await response.text()}`)
+  return response
+}
+
+function machine (): string {
+  const cpus = os.cpus()
+  const memory = `${Math.round(os.totalmem() / 2 ** 30)} GiB`
+  return `${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores, ${memory} RAM, ${os.type()} ${os.release()}, Node ${process.version}`
+}
+
+function ratio (numerator: Measured, denominator: Measured) {
+  return {
+    requestsPerSecond: Math.round(numerator.requestsPerSecond / denominator.requestsPerSecond * 100) / 100,
+    // The baseline's CPU per request over the gateway's: the same ratio, free of the load generator.
+    serverCpu: Math.round(denominator.serverCpuUsPerRequest / numerator.serverCpuUsPerRequest * 100) / 100
+  }
+}
+
+async function main (): Promise<void> {
+  const scratch = await mkdtemp(join(os.tmpdir(), 'gw-bench-run-'))
+  const post = { method: 'POST', headers: { 'content-type': 'application/json' }, body: ECHO_BODY }
+  const servers: Server[] = []
+  const results: Record<string, Measured> = {}
+  let definitionsBytes = 0
+  try {
+    const bare = await startServer('bare')
+    const dispatch = await startServer('gateway-dispatch')
+    const definitions = await startServer('gateway-definitions')
+    servers.push(bare, dispatch, definitions)
+
+    await probe(`${bare.url}/echo`, post, 200)
+    const envelope = await (await probe(`${dispatch.url}/dispatch/echo`, post, 200)).json() as { ok: boolean }
+    if (envelope.ok !== true) throw new Error(`echo did not succeed: ${JSON.stringify(envelope)}`)
+    const fresh = await probe(`${definitions.url}/definitions`, {}, 200)
+    const etag = fresh.headers.get('etag') ?? ''
+    const contentType = fresh.headers.get('content-type') ?? ''
+    const bytes = await fresh.text()
+    definitionsBytes = Buffer.byteLength(bytes)
+    if ((JSON.parse(bytes) as unknown[]).length !== DEFINITION_TOOLS || etag === '') {
+      throw new Error(`GET /definitions did not answer ${DEFINITION_TOOLS} tools with an ETag`)
+    }
+    await probe(`${definitions.url}/definitions`, { headers: { 'if-none-match': etag } }, 304)
+
+    // The floor for (c): a static route serving exactly those bytes, with the same content type.
+    const file = join(scratch, 'definitions.json')
+    await writeFile(file, bytes)
+    const staticServer = await startServer('static', [file])
+    servers.push(staticServer)
+    const same = await probe(`${staticServer.url}/definitions`, {}, 200)
+    if (await same.text() !== bytes || same.headers.get('content-type') !== contentType) throw new Error('the static route does not serve the same bytes')
+
+    const scenarios: Scenario[] = [
+      { key: 'a', description: 'bare Fastify: POST /echo, same body schema, envelope-sized response', server: bare, options: { url: `${bare.url}/echo`, ...post }, expectedStatus: 200 },
+      { key: 'b', description: 'gateway: POST /dispatch/echo, whole pipeline', server: dispatch, options: { url: `${dispatch.url}/dispatch/echo`, ...post }, expectedStatus: 200 },
+      { key: 'c0', description: `bare Fastify: static route, the same ${definitionsBytes} bytes`, server: staticServer, options: { url: `${staticServer.url}/definitions` }, expectedStatus: 200 },
+      { key: 'c', description: `gateway: GET /definitions, ${DEFINITION_TOOLS} tools`, server: definitions, options: { url: `${definitions.url}/definitions` }, expectedStatus: 200 },
+      { key: "c'", description: 'gateway: GET /definitions with If-None-Match (304)', server: definitions, options: { url: `${definitions.url}/definitions`, headers: { 'if-none-match': etag } }, expectedStatus: 304 }
+    ]
+    const totals = new Map(scenarios.map((s) => [s.key, { requestsPerSecond: [], bytesPerSecond: [], latencies: [], cpuUs: 0, requests: 0 } as Totals]))
+    const seconds = DURATION_S / ROUNDS
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const scenario of scenarios) {
+        process.stderr.write(`bench: round ${round + 1}/${ROUNDS}, ${scenario.key} (${scenario.description}): ${round === 0 ? `${WARMUP_S} s warm-up, ` : ''}${seconds} s\n`)
+        await measureRound(scenario, seconds, round === 0, totals.get(scenario.key) as Totals)
+      }
+    }
+    for (const scenario of scenarios) results[scenario.key] = summarise(scenario, totals.get(scenario.key) as Totals)
+  } finally {
+    for (const server of servers) await stopServer(server)
+    await rm(scratch, { recursive: true, force: true })
+  }
+
+  const ratios = { 'b/a': ratio(results.b, results.a), 'c/c0': ratio(results.c, results.c0), "c'/c0": ratio(results["c'"], results.c0) }
+  const verdict = (value: number): string => (value >= TARGET ? 'met' : 'not met')
+  const order = ['a', 'b', 'c0', 'c', "c'"]
+  const lines = [
+    `Machine: ${machine()}. Log level: ${LOG_LEVEL}. autocannon, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up then ${DURATION_S} s measured per scenario in ${ROUNDS} alternating rounds; each server alone in a child process, autocannon in the parent, all on 127.0.0.1.`,
+    '',
+    '| scenario | req/s (mean) | p50 latency (ms) | p99 latency (ms) | server CPU per request (µs) |',
+    '|---|---:|---:|---:|---:|',
+    ...order.map((key) => {
+      const r = results[key]
+      return `| ${r.scenario}: ${r.description} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.serverCpuUsPerRequest} |`
+    }),
+    '',
+    `| ratio | req/s | server CPU (baseline / gateway) | target ≥ ${TARGET} (req/s) |`,
+    '|---|---:|---:|---|',
+    `| b/a, dispatch vs bare Fastify | ${ratios['b/a'].requestsPerSecond.toFixed(2)} | ${ratios['b/a'].serverCpu.toFixed(2)} | ${verdict(ratios['b/a'].requestsPerSecond)} |`,
+    `| c/c0, definitions vs static bytes | ${ratios['c/c0'].requestsPerSecond.toFixed(2)} | ${ratios['c/c0'].serverCpu.toFixed(2)} | ${verdict(ratios['c/c0'].requestsPerSecond)} |`,
+    `| c'/c0, 304 revalidation vs static bytes | ${ratios["c'/c0"].requestsPerSecond.toFixed(2)} | ${ratios["c'/c0"].serverCpu.toFixed(2)} | (reported) |`
+  ]
+  process.stdout.write(`${lines.join('\n')}\n`)
+
+  await writeFile(RESULTS_FILE, `${JSON.stringify({
+    date: new Date().toISOString(),
+    machine: {
+      cpu: os.cpus()[0]?.model.trim(),
+      cores: os.cpus().length,
+      totalMemoryBytes: os.totalmem(),
+      os: `${os.type()} ${os.release()}`,
+      node: process.version
+    },
+    settings: { logLevel: LOG_LEVEL, connections: CONNECTIONS, warmupSeconds: WARMUP_S, durationSeconds: DURATION_S, rounds: ROUNDS, definitionsBytes },
+    scenarios: order.map((key) => results[key]),
+    ratios,
+    target: TARGET
+  }, null, 2)}\n`)
+  process.stderr.write(`bench: results written to ${RESULTS_FILE}\n`)
+}
+
+await main()
