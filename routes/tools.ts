@@ -23,6 +23,16 @@ const ToolStatus = Type.Object({
   origin: Origin
 }, { description: 'One tool as an operator sees it.' })
 
+export const McpServerState = Type.Object({
+  server: Type.String({ description: 'The MCP server name from config.' }),
+  toolset: Type.String({ description: 'The toolset its tools carry (mcp-<server>).' }),
+  state: Type.Enum(['connecting', 'connected', 'reconnecting', 'circuit_open', 'disabled', 'closed'], { description: 'Connection state.' }),
+  transport: Type.Enum(['stdio', 'http'], { description: 'How the gateway reaches it.' }),
+  tools: Type.Integer({ description: 'Tools it currently provides.' }),
+  lastError: Type.Union([Type.String(), Type.Null()], { description: 'The last failure, if any.' }),
+  since: Type.String({ description: 'When it entered this state (ISO 8601).' })
+}, { description: 'One MCP server as an operator sees it.' })
+
 const ToolList = Type.Object({
   generation: Type.Integer({ description: 'Registry generation: moves on every tool change.' }),
   summary: Type.Object({
@@ -30,7 +40,8 @@ const ToolList = Type.Object({
     available: Type.Integer({ description: 'Of which available.' }),
     unavailable: Type.Integer({ description: 'Of which unavailable.' })
   }, { description: 'Counts.' }),
-  tools: Type.Array(ToolStatus, { description: 'Tools sorted by name.' })
+  tools: Type.Array(ToolStatus, { description: 'Tools sorted by name.' }),
+  mcpServers: Type.Array(McpServerState, { description: 'Configured MCP servers and their state, sorted by name.' })
 }, { description: 'Availability of every tool.' })
 
 const ToolDetail = Type.Object({
@@ -84,7 +95,13 @@ export default async function toolsRoutes (app: FastifyInstance): Promise<void> 
       }
     })
     const available = tools.filter((t) => t.available).length
-    return { generation: snapshot.generation, summary: { total: tools.length, available, unavailable: tools.length - available }, tools }
+    return {
+      generation: snapshot.generation,
+      summary: { total: tools.length, available, unavailable: tools.length - available },
+      tools,
+      // A key limited to toolsets sees only the servers behind them.
+      mcpServers: gateway.mcp.states().filter((status) => allowed === undefined || tools.some((t) => t.toolset === status.toolset))
+    }
   })
 
   app.get<{ Params: { name: string } }>('/tools/:name', {

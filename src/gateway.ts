@@ -1,6 +1,6 @@
-// The gateway core for one app: registry, availability, toolsets, definitions and dispatcher built
-// from a validated config, and the start-up phases (built-in tools, then MCP servers, then
-// plugins). It knows nothing of HTTP; src/app.ts puts routes in front of it.
+// The gateway core for one app: registry, availability, toolsets, definitions, dispatcher and MCP
+// servers built from a validated config, and the start-up phases (built-in tools, then MCP
+// servers, then plugins). It knows nothing of HTTP; src/app.ts puts routes in front of it.
 import type { Logger } from 'pino'
 import { AvailabilityChecker } from './availability/checker.ts'
 import type { GatewayConfig } from './config/schema.ts'
@@ -8,6 +8,7 @@ import { DefinitionsBuilder } from './definitions/definitions.ts'
 import { discoverTools, type DiscoveryReport } from './discovery/discover.ts'
 import { Dispatcher } from './dispatch/dispatcher.ts'
 import { HookRegistry } from './dispatch/hooks.ts'
+import { McpManager } from './mcp/manager.ts'
 import { loadPlugins, type PluginReport } from './plugins/loader.ts'
 import { ToolRegistry } from './registry/registry.ts'
 import { ToolsetCatalog } from './toolsets/catalog.ts'
@@ -20,6 +21,7 @@ export interface Gateway {
   readonly definitions: DefinitionsBuilder
   readonly hooks: HookRegistry
   readonly dispatcher: Dispatcher
+  readonly mcp: McpManager
   /** Fires when shutdown gives up waiting: every handler still running is told to stop. */
   readonly shutdownSignal: AbortSignal
   /** Loads tools in order: built-ins, then MCP servers, then plugins. */
@@ -37,6 +39,10 @@ export function createGateway (config: GatewayConfig, logger: Logger): Gateway {
   const dispatcher = new Dispatcher({
     registry, availability, hooks, logger, config, limits: config.dispatch, toolOverrides: config.tools
   })
+  const mcp = new McpManager({ servers: config.mcpServers, registry, logger })
+  // A server's state decides its tools' availability: drop cached verdicts (and their grace) when
+  // it changes, so a crashed server's tools turn unavailable at once, not after a TTL.
+  mcp.on('state', () => availability.clear())
   const shutdown = new AbortController()
   let stopped = false
 
@@ -48,9 +54,14 @@ export function createGateway (config: GatewayConfig, logger: Logger): Gateway {
     definitions,
     hooks,
     dispatcher,
+    mcp,
     shutdownSignal: shutdown.signal,
     async start () {
       const builtins = await discoverTools({ dir: config.toolsDir, registry, logger: logger.child({ component: 'discovery' }) })
+      // Servers connect in parallel; readiness waits for each at most its connectTimeoutMs, and a
+      // server that is down keeps reconnecting in the background without holding the others.
+      mcp.start()
+      await mcp.ready()
       const plugins = await loadPlugins({
         plugins: config.plugins,
         baseDir: config.pluginsDir ?? process.cwd(),
@@ -65,6 +76,7 @@ export function createGateway (config: GatewayConfig, logger: Logger): Gateway {
       if (stopped) return
       stopped = true
       shutdown.abort(new Error('the gateway is shutting down'))
+      await mcp.stop()
       for (const entry of registry.snapshot().tools.values()) {
         try {
           await entry.dispose?.()
