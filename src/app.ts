@@ -12,6 +12,7 @@ import { installErrorHandling } from './http/error-handler.ts'
 import { installJsonParser } from './http/json-body.ts'
 import { Lifecycle } from './http/lifecycle.ts'
 import { createMetrics, type GatewayMetrics } from './http/metrics.ts'
+import { installRateLimit } from './http/rate-limit.ts'
 import { Envelope, ErrorBody, OpenAITool } from './http/schemas.ts'
 import { createLogger } from './logger.ts'
 import definitionsRoutes from '../routes/definitions.ts'
@@ -63,6 +64,7 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
 
   const authenticator = createAuthenticator(config, options.env)
   if (authenticator.enabled) app.addHook('onRequest', authHook(authenticator))
+  await installRateLimit(app, config.http.rateLimit)
 
   app.addSchema(ErrorBody)
   app.addSchema(Envelope)

@@ -14,6 +14,8 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   BODY_LIMIT_BYTES: ['http.bodyLimitBytes', 'integer'],
   BATCH_CONCURRENCY: ['http.batchConcurrency', 'integer'],
   SHUTDOWN_GRACE_MS: ['http.shutdownGraceMs', 'integer'],
+  RATE_LIMIT_MAX: ['http.rateLimit.max', 'integer'],
+  RATE_LIMIT_WINDOW_MS: ['http.rateLimit.timeWindowMs', 'integer'],
   TOOL_TIMEOUT_MS: ['dispatch.defaultTimeoutMs', 'integer'],
   MAX_TOOL_TIMEOUT_MS: ['dispatch.maxTimeoutMs', 'integer'],
   MAX_RESULT_CHARS: ['dispatch.maxResultChars', 'integer'],

@@ -70,7 +70,11 @@ export const ConfigSchema = Type.Object({
     bodyLimitBytes: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'Largest request body; larger answers 413 (BODY_LIMIT_BYTES).' }),
     batchConcurrency: Type.Integer({ minimum: 1, maximum: 256, default: 8, description: 'Calls of one POST /dispatch batch run at once (BATCH_CONCURRENCY).' }),
     maxBatchSize: Type.Integer({ minimum: 1, maximum: 1024, default: 128, description: 'Most tool calls in one batch.' }),
-    shutdownGraceMs: PositiveMs('On SIGTERM, how long in-flight calls may finish (SHUTDOWN_GRACE_MS).', 30_000)
+    shutdownGraceMs: PositiveMs('On SIGTERM, how long in-flight calls may finish (SHUTDOWN_GRACE_MS).', 30_000),
+    rateLimit: Type.Object({
+      max: Type.Optional(Type.Integer({ minimum: 1, description: 'Requests one caller (API key, else client address) may make per window; absent = no limit (RATE_LIMIT_MAX).' })),
+      timeWindowMs: PositiveMs('The window of rateLimit.max (RATE_LIMIT_WINDOW_MS).', 60_000)
+    }, { additionalProperties: false, default: {}, description: 'Per-caller rate limit; health, readiness and metrics are exempt.' })
   }, { additionalProperties: false, default: {} }),
   dispatch: Type.Object({
     defaultTimeoutMs: PositiveMs('Deadline of a tool that sets none (TOOL_TIMEOUT_MS).', 60_000),
