@@ -4,7 +4,9 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { UnknownToolsetError } from '../src/errors.ts'
+import type { Gateway } from '../src/gateway.ts'
 import { allowedTools } from '../src/http/access.ts'
+import type { Principal } from '../src/http/auth.ts'
 import { commaList } from '../src/http/query.ts'
 import { ToolsetList } from '../src/http/schemas.ts'
 
@@ -13,6 +15,33 @@ const Query = Type.Object({
   disabled: ToolsetList('Comma-separated toolsets to leave out (wins over toolsets).'),
   format: Type.Optional(Type.Enum(['openai'], { default: 'openai', description: 'Output format; only `openai` (Chat Completions tools).' }))
 }, { additionalProperties: false })
+
+/** An unknown-toolset error that names only the key's own toolsets as valid. */
+function unknownForKey (principal: Principal & { toolsets: readonly string[] }, names: string[]): Error {
+  return new UnknownToolsetError(`unknown toolset(s): ${[...new Set(names)].join(', ')}; valid: ${[...principal.toolsets, 'all'].join(', ')}`)
+}
+
+/** The tools a request selects, within what its key may use. */
+function selectTools (gateway: Gateway, principal: Principal | undefined, enabled?: string[], disabled?: string[]): string[] {
+  const snapshot = gateway.registry.snapshot()
+  if (principal?.toolsets === undefined) return gateway.catalog.select(snapshot, { enabled, disabled })
+  const restricted = principal as Principal & { toolsets: readonly string[] }
+  // Any name outside the key's own toolsets answers as unknown, existing or not, so a restricted
+  // key cannot probe which other toolsets the gateway serves.
+  const own = new Set([...restricted.toolsets, 'all', '*'])
+  const foreign = [...enabled ?? [], ...disabled ?? []].filter((name) => !own.has(name))
+  if (foreign.length > 0) throw unknownForKey(restricted, foreign)
+  let names: string[]
+  try {
+    names = gateway.catalog.select(snapshot, { enabled, disabled })
+  } catch (err) {
+    // One of its own toolsets names nothing right now (e.g. an MCP server without tools yet).
+    if (err instanceof UnknownToolsetError) throw unknownForKey(restricted, (err as unknown as { unknown: string[] }).unknown)
+    throw err
+  }
+  const allowed = allowedTools(gateway, principal)!
+  return names.filter((name) => allowed.has(name))
+}
 
 export default async function definitionsRoutes (app: FastifyInstance): Promise<void> {
   app.get<{ Querystring: { toolsets?: string, disabled?: string } }>('/definitions', {
@@ -33,31 +62,7 @@ export default async function definitionsRoutes (app: FastifyInstance): Promise<
     const { toolsets, disabled } = request.query
     const principal = request.principal
     const key = `${toolsets ?? ''}\n${disabled ?? ''}\n${principal?.toolsets === undefined ? '' : principal.name}`
-    const payload = await gateway.definitions.buildFor(key, () => {
-      const snapshot = gateway.registry.snapshot()
-      if (principal?.toolsets !== undefined) {
-        // Any name outside the key's own toolsets answers as unknown, existing or not, so a
-        // restricted key cannot probe which other toolsets the gateway serves.
-        const own = new Set([...principal.toolsets, 'all', '*'])
-        const foreign = [...commaList(toolsets) ?? [], ...commaList(disabled) ?? []].filter((name) => !own.has(name))
-        if (foreign.length > 0) {
-          throw new UnknownToolsetError(`unknown toolset(s): ${[...new Set(foreign)].join(', ')}; valid: ${[...principal.toolsets, 'all'].join(', ')}`)
-        }
-      }
-      let names: string[]
-      try {
-        names = gateway.catalog.select(snapshot, { enabled: commaList(toolsets), disabled: commaList(disabled) })
-      } catch (err) {
-        // A restricted key learns only its own toolset names, not what else exists.
-        if (err instanceof UnknownToolsetError && principal?.toolsets !== undefined) {
-          const unknown = (err as unknown as { unknown: string[] }).unknown
-          throw new UnknownToolsetError(`unknown toolset(s): ${unknown.join(', ')}; valid: ${[...principal.toolsets, 'all'].join(', ')}`)
-        }
-        throw err
-      }
-      const allowed = allowedTools(gateway, principal)
-      return allowed === undefined ? names : names.filter((name) => allowed.has(name))
-    })
+    const payload = await gateway.definitions.buildFor(key, () => selectTools(gateway, principal, commaList(toolsets), commaList(disabled)))
     reply.header('etag', payload.etag).header('cache-control', 'no-cache')
     if (request.headers['if-none-match'] === payload.etag) {
       app.metrics.definitionsServed(304)
