@@ -91,7 +91,8 @@ async function bareApp (): Promise<FastifyInstance> {
 }
 
 async function staticApp (file: string): Promise<FastifyInstance> {
-  const body = await readFile(file, 'utf8')
+  // Bytes, as a static file server sends them (and as the gateway sends its cached definitions).
+  const body = await readFile(file)
   const app = Fastify({ loggerInstance: pino({ level: logLevel }) as FastifyBaseLogger, ajv: ajvOptions })
   app.get('/definitions', async (_request, reply) => reply.type('application/json; charset=utf-8').send(body))
   return app

@@ -69,6 +69,6 @@ export default async function definitionsRoutes (app: FastifyInstance): Promise<
       return reply.code(304).send()
     }
     app.metrics.definitionsServed(200)
-    return reply.type('application/json; charset=utf-8').send(payload.json)
+    return reply.type('application/json; charset=utf-8').send(payload.bytes)
   })
 }

@@ -141,7 +141,8 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
     const allowed = allowedTools(gateway, request.principal)
     const callId = request.headers['x-tool-call-id'] as string | undefined
     const outcome = await run(request, request.params.name, request.body, callId, cancellationOf(reply), allowed)
-    return reply.code(outcome.httpStatus).send(envelopeOf(outcome))
+    // The Envelope response schema serialises only its own fields, so httpStatus stays internal.
+    return reply.code(outcome.httpStatus).send(outcome)
   })
 
   app.post<{ Body: { tool_calls: Array<{ id: string, function: { name: string, arguments?: unknown } }> } }>('/dispatch', {
@@ -165,13 +166,7 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
       run(request, call.function.name, call.function.arguments, call.id, cancellation, allowed))
     return {
       messages: outcomes.map((outcome, i) => ({ role: 'tool' as const, tool_call_id: calls[i].id, content: outcome.content })),
-      results: outcomes.map(envelopeOf)
+      results: outcomes
     }
   })
-}
-
-/** The public envelope: the outcome without the internal HTTP status. */
-function envelopeOf (outcome: DispatchOutcome) {
-  const { httpStatus: _status, ...envelope } = outcome
-  return envelope
 }

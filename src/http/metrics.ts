@@ -32,6 +32,18 @@ export function createMetrics (): GatewayMetrics {
     labelNames: ['status'] as const,
     registers: [registry]
   })
+  // Label children looked up once per (tool, status): prom-client hashes label objects on every
+  // inc/observe otherwise, on the hot path of every call.
+  const children = new Map<string, { calls: ReturnType<typeof calls.labels>, duration: ReturnType<typeof duration.labels> }>()
+  function childrenOf (tool: string, status: string) {
+    const key = `${tool}\n${status}`
+    let found = children.get(key)
+    if (found === undefined) {
+      found = { calls: calls.labels(tool, status), duration: duration.labels(tool) }
+      children.set(key, found)
+    }
+    return found
+  }
   return {
     registry,
     callStarted () {
@@ -40,8 +52,9 @@ export function createMetrics (): GatewayMetrics {
         inFlight.dec()
         // Unknown names would let any caller grow the label set without bound.
         const tool = outcome.status === 'not_found' ? '(unknown)' : outcome.tool
-        calls.inc({ tool, status: outcome.status })
-        duration.observe({ tool }, outcome.durationMs / 1000)
+        const child = childrenOf(tool, outcome.status)
+        child.calls.inc()
+        child.duration.observe(outcome.durationMs / 1000)
       }
     },
     definitionsServed (status) {

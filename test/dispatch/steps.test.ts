@@ -68,9 +68,9 @@ function errorOf (content: string): string {
 
 test('compose: the first step wraps the second; each sees what the inner ones answered', async () => {
   const order: string[] = []
-  const wrap = (name: string): Step => async (_call, next) => {
+  const wrap = (name: string): Step => async (call, next) => {
     order.push(`${name} in`)
-    const result = await next()
+    const result = await next(call)
     order.push(`${name} out`)
     return { ...result, content: `${name}(${result.content})` }
   }
@@ -83,7 +83,7 @@ test('compose: the first step wraps the second; each sees what the inner ones an
 })
 
 test('compose: a chain that runs out of steps rejects', async () => {
-  const pass: Step = async (_call, next) => next()
+  const pass: Step = async (call, next) => next(call)
   const { call } = makeCall()
   await assert.rejects(compose([pass])(call), /dispatch pipeline ended without an answer/)
   await assert.rejects(compose([])(call), /ended without an answer/)

@@ -38,6 +38,7 @@ test('every call gets its message in input order; failures stay per call', async
   assert.deepEqual(JSON.parse(body.messages[4].content), { tag: 'object args' })
   assert.deepEqual(body.results.map((r: { status: string }) => r.status), ['ok', 'not_found', 'invalid', 'invalid', 'ok'])
   assert.deepEqual(body.results.map((r: { callId: string }) => r.callId), ['c1', 'c2', 'c3', 'c4', 'c5'])
+  assert.equal('httpStatus' in body.results[0], false, 'internal fields stay internal')
 })
 
 test('calls run concurrently up to the configured limit', async (t) => {

@@ -4,5 +4,5 @@ import { entryOf, type Step } from '../pipeline.ts'
 
 export const coerceStep: Step = async function coerce (call, next) {
   call.args = coerceArguments(call.args, entryOf(call).schema.parameters)
-  return next()
+  return next(call)
 }

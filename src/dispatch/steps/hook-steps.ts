@@ -12,9 +12,9 @@ function baseEvent (call: CallState) {
 /** pre_tool_call: the first valid block directive vetoes the call with the hook's message. */
 export function preHookStep (hooks: HookRegistry): Step {
   return async function preHooks (call, next) {
-    if (!hooks.has('pre_tool_call')) return next()
+    if (!hooks.has('pre_tool_call')) return next(call)
     const block = await hooks.runPre(baseEvent(call), call.logger)
-    if (block === undefined) return next()
+    if (block === undefined) return next(call)
     call.logger.info({ owner: block.owner }, 'tool call blocked by a pre_tool_call hook')
     return { status: 'blocked', content: toolError(block.message), message: block.message }
   }
@@ -25,7 +25,7 @@ const OBSERVED = new Set<DispatchStatus>(['ok', 'error', 'blocked', 'timeout', '
 /** post_tool_call: observes every call that reached the tool (status and duration included). */
 export function postHookStep (hooks: HookRegistry, now: () => number): Step {
   return async function postHooks (call, next) {
-    const result = await next()
+    const result = await next(call)
     if (hooks.has('post_tool_call') && OBSERVED.has(result.status)) {
       const durationMs = Math.max(0, Math.round(now() - call.startedAt))
       await hooks.runPost({ ...baseEvent(call), result: result.content, durationMs, status: result.status as CallStatus }, call.logger)
@@ -37,7 +37,7 @@ export function postHookStep (hooks: HookRegistry, now: () => number): Step {
 /** transform_tool_result: the first string returned replaces what the handler produced. */
 export function transformStep (hooks: HookRegistry): Step {
   return async function transform (call, next) {
-    const result = await next()
+    const result = await next(call)
     if (!hooks.has('transform_tool_result') || (result.status !== 'ok' && result.status !== 'error')) return result
     const replaced = await hooks.runTransform({ ...baseEvent(call), result: result.content, status: result.status }, call.logger)
     return replaced === undefined ? result : { ...result, content: replaced }

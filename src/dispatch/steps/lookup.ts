@@ -19,6 +19,6 @@ export function lookupStep (snapshot: () => RegistrySnapshot, availability: Avai
     }
     call.entry = entry
     bindLogger(call, { tool: entry.name })
-    return next()
+    return next(call)
   }
 }

@@ -32,5 +32,5 @@ export const parseStep: Step = async function parse (call, next) {
   const parsed = parseArguments(call.request.args)
   if ('error' in parsed) return { status: 'invalid', content: toolError(parsed.error), message: parsed.error }
   call.args = parsed.args
-  return next()
+  return next(call)
 }

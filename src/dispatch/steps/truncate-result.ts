@@ -5,7 +5,7 @@ import { truncateResult } from '../truncate.ts'
 /** `maxChars(call)` decides the cap: the per-call override within limits, else the tool's own. */
 export function truncateStep (maxChars: (call: Parameters<Step>[0]) => number): Step {
   return async function truncate (call, next) {
-    const result = await next()
+    const result = await next(call)
     if (call.entry === undefined) return result
     const cut = truncateResult(result.content, maxChars(call))
     if (!cut.truncated) return result

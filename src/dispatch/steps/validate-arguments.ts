@@ -15,5 +15,5 @@ export const validateStep: Step = async function validate (call, next) {
     const message = `${result.message} (tool ${entry.name})`
     return { status: 'invalid', content: toolError(message), message }
   }
-  return next()
+  return next(call)
 }
