@@ -99,15 +99,14 @@ export class AvailabilityChecker {
     return inflight
   }
 
-  /** A tool's availability: no checkFn → available; otherwise check(entry.checkFn); when unavailable and the tool lists requiresEnv vars missing from process.env, the reason also names them. */
+  /**
+   * A tool's availability: no checkFn → available; otherwise its probe's verdict. requiresEnv is
+   * not consulted: it is metadata, settings may come from the config file rather than the
+   * environment, and the probe knows which of several variables would do.
+   */
   async tool (entry: ToolEntry): Promise<Availability> {
     if (!entry.checkFn) return AVAILABLE
-    const verdict = await this.check(entry.checkFn)
-    if (verdict.available) return verdict
-    // An empty value counts as missing: an empty API key is as good as none.
-    const missing = entry.requiresEnv.filter((name) => !process.env[name])
-    if (missing.length === 0) return verdict
-    return Object.freeze({ available: false, reason: `${verdict.reason}; missing environment variables: ${missing.join(', ')}` })
+    return await this.check(entry.checkFn)
   }
 
   /** Availability of many tools in one pass (probes shared, run concurrently): name → Availability. */

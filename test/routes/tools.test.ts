@@ -29,7 +29,7 @@ test('GET /tools lists every tool with availability and reasons; always 200', as
     name: 'web_search',
     toolset: 'web',
     available: false,
-    reason: 'no backend: set SEARXNG_URL; missing environment variables: SEARXNG_URL',
+    reason: 'no backend: set SEARXNG_URL',
     requiresEnv: ['SEARXNG_URL'],
     emoji: '⚡',
     description: 'The web_search fixture tool',
