@@ -1,6 +1,7 @@
 // GET /toolsets: every toolset with its resolved members, includes, aliases and availability.
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { combine } from '../src/availability/queries.ts'
 import { allowedTools } from '../src/http/access.ts'
 import { McpServerState } from './tools.ts'
 
@@ -45,7 +46,8 @@ export default async function toolsetsRoutes (app: FastifyInstance): Promise<voi
     const verdicts = await gateway.availability.tools(infos.flatMap((info) => info.tools.map((t) => snapshot.tools.get(t)!)))
     return {
       toolsets: infos.map((info) => {
-        const available = info.tools.some((t) => verdicts.get(t)?.available)
+        const verdict = combine(info.name, info.tools.map((t) => snapshot.tools.get(t)!), verdicts)
+        const available = verdict.available
         const server = servers.get(info.name)
         return {
           ...(server === undefined ? {} : { mcpServer: server }),
@@ -60,7 +62,7 @@ export default async function toolsetsRoutes (app: FastifyInstance): Promise<voi
             ? null
             : server !== undefined && server.state !== 'connected'
               ? `MCP server "${server.server}" is ${server.state}${server.lastError ? `: ${server.lastError}` : ''}`
-              : info.tools.length === 0 ? 'no registered tools' : 'no tool of this toolset is available'
+              : info.tools.length === 0 ? 'no registered tools' : verdict.reason ?? null
         }
       })
     }

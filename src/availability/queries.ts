@@ -18,7 +18,7 @@ function membersOf (snapshot: RegistrySnapshot, toolset: string): ToolEntry[] {
 }
 
 /** At least one available member makes the toolset available; otherwise say why each member is not. */
-function combine (toolset: string, members: readonly ToolEntry[], verdicts: ReadonlyMap<string, Availability>): Availability {
+export function combine (toolset: string, members: readonly ToolEntry[], verdicts: ReadonlyMap<string, Availability>): Availability {
   if (members.length === 0) return { available: false, reason: `no tools registered in toolset "${toolset}"` }
   if (members.some((entry) => verdicts.get(entry.name)?.available)) return { available: true }
   const why = members.map((entry) => entry.name).sort()

@@ -3,10 +3,20 @@ import { UnknownToolsetError } from '../errors.ts'
 import type { Gateway } from '../gateway.ts'
 import type { Principal } from './auth.ts'
 
+// Snapshots never change, so what a key may use is worked out once per snapshot, not per request.
+const resolved = new WeakMap<object, Map<string, ReadonlySet<string>>>()
+
 /** The set of tool names the principal may use, or undefined when it may use every tool. */
 export function allowedTools (gateway: Gateway, principal: Principal | undefined): ReadonlySet<string> | undefined {
   if (principal?.toolsets === undefined) return undefined
   const snapshot = gateway.registry.snapshot()
+  let byKey = resolved.get(snapshot)
+  if (byKey === undefined) {
+    byKey = new Map()
+    resolved.set(snapshot, byKey)
+  }
+  const known = byKey.get(principal.name)
+  if (known !== undefined) return known
   const allowed = new Set<string>()
   // One toolset at a time: a key's toolset that names nothing right now (an MCP server without
   // tools yet, a typo in config) grants nothing, instead of failing every request of that key
@@ -18,6 +28,7 @@ export function allowedTools (gateway: Gateway, principal: Principal | undefined
       if (!(err instanceof UnknownToolsetError)) throw err
     }
   }
+  byKey.set(principal.name, allowed)
   return allowed
 }
 
