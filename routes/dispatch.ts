@@ -1,7 +1,8 @@
 // POST /dispatch/:name runs one tool; POST /dispatch runs the tool_calls of an assistant message.
 // Every answer is the envelope, whose `content` goes to the model as is. A caller that goes away
 // aborts its calls; while the gateway drains, new calls get 503 with Retry-After.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Socket } from 'node:net'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { Type } from 'typebox'
 import { Cancellation } from '../src/dispatch/cancellation.ts'
@@ -56,27 +57,44 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
   const batchLimit = gateway.config.http.batchConcurrency
   const shutdown = gateway.shutdownSignal
 
-  // Requests whose calls may still run. One listener on the shutdown signal cancels them all: a
-  // signal per request (AbortSignal.any, or a listener each on the shared signal) cost ~10-20 µs
-  // of CPU per dispatch on Node 20, the largest single cost measured by bench/.
+  // Requests whose calls are running. One listener on the shutdown signal cancels them all, and
+  // one listener per connection those of its requests: a signal per request (AbortSignal.any, or a
+  // listener each on the shared signal) cost ~10-20 µs of CPU per dispatch on Node 20, and even a
+  // 'close' listener per response showed under load (bench/).
   const open = new Set<Cancellation>()
   shutdown.addEventListener('abort', () => {
     for (const cancellation of open) cancellation.cancel(shutdown.reason)
   }, { once: true })
+  const bySocket = new WeakMap<Socket, Set<Cancellation>>()
 
-  /** Cancels the request's calls when its client goes away before the answer was written, or on shutdown. */
-  function cancellationOf (reply: FastifyReply): Cancellation {
+  /**
+   * Cancels the request's calls when its client goes away (HTTP/1.1: its connection closes) or on
+   * shutdown, until `release` says the calls are over.
+   */
+  function cancellationOf (request: FastifyRequest): Cancellation {
     const cancellation = new Cancellation()
     if (shutdown.aborted) {
       cancellation.cancel(shutdown.reason)
       return cancellation
     }
     open.add(cancellation)
-    reply.raw.once('close', () => {
-      open.delete(cancellation)
-      if (!reply.raw.writableFinished) cancellation.cancel(new Error('the client closed the connection'))
-    })
+    const socket = request.raw.socket
+    let running = bySocket.get(socket)
+    if (running === undefined) {
+      const calls = running = new Set()
+      bySocket.set(socket, calls)
+      socket.once('close', () => {
+        for (const call of calls) call.cancel(new Error('the client closed the connection'))
+        calls.clear()
+      })
+    }
+    running.add(cancellation)
     return cancellation
+  }
+
+  function release (request: FastifyRequest, cancellation: Cancellation): void {
+    open.delete(cancellation)
+    bySocket.get(request.raw.socket)?.delete(cancellation)
   }
 
   // While draining, refuse new calls (in-flight ones go on) and say when to come back.
@@ -92,8 +110,8 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
 
   async function run (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, cancellation: Cancellation,
     allowed: ReadonlySet<string> | undefined): Promise<DispatchOutcome> {
-    const leave = lifecycle.enter()
-    const record = metrics.callStarted()
+    lifecycle.enter()
+    metrics.callStarted()
     try {
       const headers = request.headers
       const outcome = await gateway.dispatcher.dispatch({
@@ -108,10 +126,10 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
         maxResultChars: numericHeader(headers, 'X-Max-Result-Chars'),
         logger: request.log as unknown as Logger
       })
-      record(outcome)
+      metrics.callEnded(outcome)
       return outcome
     } finally {
-      leave()
+      lifecycle.leave()
     }
   }
 
@@ -140,7 +158,13 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
   }, async (request, reply) => {
     const allowed = allowedTools(gateway, request.principal)
     const callId = request.headers['x-tool-call-id'] as string | undefined
-    const outcome = await run(request, request.params.name, request.body, callId, cancellationOf(reply), allowed)
+    const cancellation = cancellationOf(request)
+    let outcome
+    try {
+      outcome = await run(request, request.params.name, request.body, callId, cancellation, allowed)
+    } finally {
+      release(request, cancellation)
+    }
     // The Envelope response schema serialises only its own fields, so httpStatus stays internal.
     return reply.code(outcome.httpStatus).send(outcome)
   })
@@ -161,9 +185,14 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
       throw new BadRequestError(`a batch holds at most ${gateway.config.http.maxBatchSize} tool calls (got ${calls.length})`)
     }
     const allowed = allowedTools(gateway, request.principal)
-    const cancellation = cancellationOf(reply)
-    const outcomes = await mapWithConcurrency(calls, batchLimit, (call) =>
-      run(request, call.function.name, call.function.arguments, call.id, cancellation, allowed))
+    const cancellation = cancellationOf(request)
+    let outcomes
+    try {
+      outcomes = await mapWithConcurrency(calls, batchLimit, (call) =>
+        run(request, call.function.name, call.function.arguments, call.id, cancellation, allowed))
+    } finally {
+      release(request, cancellation)
+    }
     return {
       messages: outcomes.map((outcome, i) => ({ role: 'tool' as const, tool_call_id: calls[i].id, content: outcome.content })),
       results: outcomes

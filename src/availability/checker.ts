@@ -109,6 +109,16 @@ export class AvailabilityChecker {
     return await this.check(entry.checkFn)
   }
 
+  /**
+   * The verdict `tool(entry)` would give, when it needs no probe: no checkFn, or a fresh cached
+   * verdict. Undefined otherwise. Lets a dispatch skip a promise hop on its hot path.
+   */
+  known (entry: ToolEntry): Availability | undefined {
+    if (!entry.checkFn) return AVAILABLE
+    const cached = this.#states.get(entry.checkFn)?.cached
+    return cached !== undefined && this.#now() - cached.at < this.#ttlMs ? cached.verdict : undefined
+  }
+
   /** Availability of many tools in one pass (probes shared, run concurrently): name → Availability. */
   async tools (entries: Iterable<ToolEntry>): Promise<Map<string, Availability>> {
     const list = [...entries]

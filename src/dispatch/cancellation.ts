@@ -8,7 +8,9 @@ export type CancelListener = (reason: unknown) => void
 export class Cancellation {
   #cancelled = false
   #reason: unknown = undefined
-  #listeners: Set<CancelListener> | undefined
+  // One listener (a single call) needs no Set; a batch's calls share one cancellation and get one.
+  #listener: CancelListener | undefined = undefined
+  #more: Set<CancelListener> | undefined = undefined
 
   get cancelled (): boolean {
     return this.#cancelled
@@ -23,16 +25,23 @@ export class Cancellation {
     if (this.#cancelled) return
     this.#cancelled = true
     this.#reason = reason
-    const listeners = this.#listeners
-    this.#listeners = undefined
-    if (listeners !== undefined) for (const listener of listeners) listener(reason)
+    const first = this.#listener
+    const more = this.#more
+    this.#listener = undefined
+    this.#more = undefined
+    first?.(reason)
+    if (more !== undefined) for (const listener of more) listener(reason)
   }
 
   /** Calls `listener` once on cancellation; the returned function unsubscribes. */
   subscribe (listener: CancelListener): () => void {
     if (this.#cancelled) return () => {}
-    this.#listeners ??= new Set()
-    this.#listeners.add(listener)
-    return () => { this.#listeners?.delete(listener) }
+    if (this.#listener === undefined && this.#more === undefined) {
+      this.#listener = listener
+      return () => { if (this.#listener === listener) this.#listener = undefined }
+    }
+    this.#more ??= new Set()
+    this.#more.add(listener)
+    return () => { this.#more?.delete(listener) }
   }
 }

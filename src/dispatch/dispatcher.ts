@@ -111,7 +111,8 @@ export class Dispatcher {
     // logger's redaction of secret argument names applies.
     // callId as a field writes the same line as a child logger binding it, without building one;
     // the `tool` binding of call.logger is left out so that the line does not carry the key twice.
-    base.info({ callId, tool: request.name, status: outcome.status, durationMs, truncated: outcome.truncated }, 'tool call')
+    // Checked first so that a disabled level costs no object either.
+    if (base.isLevelEnabled('info')) base.info({ callId, tool: request.name, status: outcome.status, durationMs, truncated: outcome.truncated }, 'tool call')
     if (base.isLevelEnabled('debug')) call.logger.debug({ args: call.args }, 'tool call arguments')
     return outcome
   }

@@ -26,16 +26,16 @@ export class Lifecycle {
     this.#draining = true
   }
 
-  /** Counts a tool call in; the returned function counts it out. */
-  enter (): () => void {
+  /** Counts a tool call in; pair with exactly one `leave()` (try/finally). */
+  enter (): void {
     this.#inFlight++
-    let left = false
-    return () => {
-      if (left) return
-      left = true
-      this.#inFlight--
-      if (this.#inFlight === 0) for (const wake of this.#idleWaiters.splice(0)) wake()
-    }
+  }
+
+  /** Counts a tool call out. */
+  leave (): void {
+    if (this.#inFlight === 0) throw new Error('Lifecycle.leave() without a matching enter()')
+    this.#inFlight--
+    if (this.#inFlight === 0 && this.#idleWaiters.length > 0) for (const wake of this.#idleWaiters.splice(0)) wake()
   }
 
   /** Resolves when no tool call is in flight. */

@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { pino } from 'pino'
 import { Cancellation } from '../../src/dispatch/cancellation.ts'
-import { bindLogger, createCallState } from '../../src/dispatch/pipeline.ts'
+import { createCallState } from '../../src/dispatch/pipeline.ts'
 import { invokeStep } from '../../src/dispatch/steps/invoke-handler.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import type { ToolContext, ToolHandler } from '../../src/registry/types.ts'
@@ -49,6 +49,18 @@ test('Cancellation: an unsubscribed listener is not called; subscribing after th
   assert.equal(calls, 0)
 })
 
+test('Cancellation: with several listeners (a batch), each unsubscribes alone and the rest still run', () => {
+  const cancellation = new Cancellation()
+  const seen: string[] = []
+  const unsubscribers = ['a', 'b', 'c', 'd'].map((name) => cancellation.subscribe(() => seen.push(name)))
+  unsubscribers[0]()
+  unsubscribers[2]()
+  cancellation.subscribe(() => seen.push('e'))
+  unsubscribers[0]()
+  cancellation.cancel('gone')
+  assert.deepEqual(seen.sort(), ['b', 'd', 'e'])
+})
+
 test('invoke: a cancellation already cancelled answers cancelled without running the handler', async () => {
   const cancellation = new Cancellation()
   cancellation.cancel(new Error('client went away'))
@@ -85,7 +97,6 @@ test('invoke: a call that finished unsubscribes, so a later cancel reaches no ha
 test('invoke: the handler context exposes a real signal and the call logger, built on first use', async () => {
   let ctx: ToolContext | undefined
   const { call, lines } = callFor((_args, context) => { ctx = context; context.logger.info('from the handler'); return '{}' })
-  bindLogger(call, { tool: 'probe' })
   await invoke(call, neverNext)
   assert.ok(ctx?.signal instanceof AbortSignal)
   assert.equal(ctx?.logger, call.logger)

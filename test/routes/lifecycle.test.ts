@@ -2,7 +2,7 @@
 // refuses new ones with 503 + Retry-After, and loses none.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { request as httpRequest } from 'node:http'
+import { Agent, request as httpRequest } from 'node:http'
 import { drainAndClose } from '../../src/shutdown.ts'
 import { toolResult } from '../../src/registry/tool-result.ts'
 import { buildTestApp } from '../helpers/app.ts'
@@ -39,6 +39,53 @@ test('a client that disconnects mid-dispatch aborts the handler signal', async (
   while (app.lifecycle.inFlight > 0) await new Promise((resolve) => setImmediate(resolve))
   const metrics = (await app.inject('/metrics')).body
   assert.match(metrics, /gateway_tool_calls_total\{tool="hang",status="cancelled"\} 1/)
+})
+
+test('on a keep-alive connection, calls that answered are done and only the one running when it closes is cancelled', async (t) => {
+  const { app } = await buildTestApp(t)
+  let started!: () => void
+  const running = new Promise<void>((resolve) => { started = resolve })
+  const reasons: unknown[] = []
+  let quickCalls = 0
+  app.gateway.registry.register(fixtureTool('quick', {
+    handler: (_args, ctx) => {
+      quickCalls++
+      ctx.signal.addEventListener('abort', () => reasons.push(ctx.signal.reason), { once: true })
+      return '{}'
+    }
+  }))
+  app.gateway.registry.register(fixtureTool('hang', {
+    handler: (_args, ctx) => new Promise<string>((resolve) => {
+      ctx.signal.addEventListener('abort', () => { reasons.push(ctx.signal.reason); resolve('{}') }, { once: true })
+      started()
+    })
+  }))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const port = (app.server.address() as { port: number }).port
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  t.after(() => agent.destroy())
+  const sockets = new Set<unknown>()
+  const send = (path: string): Promise<number> => new Promise((resolve, reject) => {
+    const req = httpRequest({ port, host: '127.0.0.1', method: 'POST', path, agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode ?? 0))
+    })
+    req.on('socket', (socket) => sockets.add(socket))
+    req.on('error', reject)
+    req.end('{}')
+  })
+  for (let i = 0; i < 3; i++) assert.equal(await send('/dispatch/quick'), 200)
+  const hanging = httpRequest({ port, host: '127.0.0.1', method: 'POST', path: '/dispatch/hang', agent, headers: { 'content-type': 'application/json' } })
+  hanging.on('socket', (socket) => sockets.add(socket))
+  hanging.on('error', () => {})
+  hanging.end('{}')
+  await running
+  assert.equal(sockets.size, 1, 'all four requests went over one connection')
+  hanging.destroy()
+  while (app.lifecycle.inFlight > 0) await new Promise((resolve) => setImmediate(resolve))
+  assert.equal(quickCalls, 3)
+  assert.equal(reasons.length, 1, 'only the running call was cancelled')
+  assert.match(String((reasons[0] as Error).message), /client closed the connection/)
 })
 
 test('draining: readiness 503, new calls 503 with Retry-After, in-flight calls all finish', async (t) => {

@@ -2,7 +2,7 @@
 import { coerceArguments } from '../coerce.ts'
 import { entryOf, type Step } from '../pipeline.ts'
 
-export const coerceStep: Step = async function coerce (call, next) {
+export const coerceStep: Step = function coerce (call, next) {
   call.args = coerceArguments(call.args, entryOf(call).schema.parameters)
   return next(call)
 }

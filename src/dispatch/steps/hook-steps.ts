@@ -1,7 +1,7 @@
 // The three hook points of a call as pipeline steps: veto before, observe and transform after.
 import { toolError } from '../../registry/tool-result.ts'
 import type { HookRegistry } from '../hooks.ts'
-import { entryOf, type CallState, type Step } from '../pipeline.ts'
+import { afterOutput, entryOf, type CallState, type Step } from '../pipeline.ts'
 import type { DispatchStatus } from '../outcome.ts'
 import type { CallStatus } from '../hooks.ts'
 
@@ -11,12 +11,13 @@ function baseEvent (call: CallState) {
 
 /** pre_tool_call: the first valid block directive vetoes the call with the hook's message. */
 export function preHookStep (hooks: HookRegistry): Step {
-  return async function preHooks (call, next) {
+  return function preHooks (call, next) {
     if (!hooks.has('pre_tool_call')) return next(call)
-    const block = await hooks.runPre(baseEvent(call), call.logger)
-    if (block === undefined) return next(call)
-    call.logger.info({ owner: block.owner }, 'tool call blocked by a pre_tool_call hook')
-    return { status: 'blocked', content: toolError(block.message), message: block.message }
+    return hooks.runPre(baseEvent(call), call.logger).then((block) => {
+      if (block === undefined) return next(call)
+      call.logger.info({ owner: block.owner }, 'tool call blocked by a pre_tool_call hook')
+      return { status: 'blocked', content: toolError(block.message), message: block.message }
+    })
   }
 }
 
@@ -24,22 +25,23 @@ const OBSERVED = new Set<DispatchStatus>(['ok', 'error', 'blocked', 'timeout', '
 
 /** post_tool_call: observes every call that reached the tool (status and duration included). */
 export function postHookStep (hooks: HookRegistry, now: () => number): Step {
-  return async function postHooks (call, next) {
-    const result = await next(call)
-    if (hooks.has('post_tool_call') && OBSERVED.has(result.status)) {
+  return function postHooks (call, next) {
+    return afterOutput(next(call), (result) => {
+      if (!hooks.has('post_tool_call') || !OBSERVED.has(result.status)) return result
       const durationMs = Math.max(0, Math.round(now() - call.startedAt))
-      await hooks.runPost({ ...baseEvent(call), result: result.content, durationMs, status: result.status as CallStatus }, call.logger)
-    }
-    return result
+      return hooks.runPost({ ...baseEvent(call), result: result.content, durationMs, status: result.status as CallStatus }, call.logger)
+        .then(() => result)
+    })
   }
 }
 
 /** transform_tool_result: the first string returned replaces what the handler produced. */
 export function transformStep (hooks: HookRegistry): Step {
-  return async function transform (call, next) {
-    const result = await next(call)
-    if (!hooks.has('transform_tool_result') || (result.status !== 'ok' && result.status !== 'error')) return result
-    const replaced = await hooks.runTransform({ ...baseEvent(call), result: result.content, status: result.status }, call.logger)
-    return replaced === undefined ? result : { ...result, content: replaced }
+  return function transform (call, next) {
+    return afterOutput(next(call), (result) => {
+      if (!hooks.has('transform_tool_result') || (result.status !== 'ok' && result.status !== 'error')) return result
+      return hooks.runTransform({ ...baseEvent(call), result: result.content, status: result.status }, call.logger)
+        .then((replaced) => replaced === undefined ? result : { ...result, content: replaced })
+    })
   }
 }

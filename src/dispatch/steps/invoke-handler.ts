@@ -3,20 +3,21 @@
 // call: the outcome is decided when the signal fires, and whatever the handler returns later is
 // discarded and logged.
 import { toolError, isErrorResult } from '../../registry/tool-result.ts'
-import type { ToolEntry } from '../../registry/types.ts'
+import type { Logger } from 'pino'
+import type { ToolContext, ToolEntry } from '../../registry/types.ts'
 import { entryOf, type CallState, type Step } from '../pipeline.ts'
 import type { StepResult } from '../outcome.ts'
+import type { Cancellation } from '../cancellation.ts'
+import { DeadlineTimer, MAX_TIMER_MS, type Deadline } from '../deadlines.ts'
 
 const MAX_ERROR_CHARS = 2000
-// setTimeout fires after 1 ms for any delay above 2^31 - 1 ms; a longer deadline means "about forever".
-const MAX_TIMER_MS = 2_147_483_647
-
-type Settled = { kind: 'value', value: unknown } | { kind: 'thrown', error: unknown } | { kind: 'aborted' }
 
 export interface InvokeOptions {
   /** The deadline for this call in ms. */
   timeoutOf: (call: CallState) => number
   config: unknown
+  /** The timer the deadlines share; default one of this step's own. */
+  deadlines?: DeadlineTimer
 }
 
 function typeName (value: unknown): string {
@@ -43,8 +44,113 @@ function fromValue (entry: ToolEntry, value: unknown): StepResult {
   return { status: isErrorResult(value) ? 'error' : 'ok', content: value }
 }
 
+/**
+ * One handler run, which is also the handler's ctx. It ends once, with the first of: the handler
+ * settles, the deadline passes, the caller goes away. A class rather than closures and an object
+ * of getters: this is the hot path of every call, and each allocation there shows under load.
+ */
+class HandlerRun implements ToolContext {
+  readonly callId: string
+  readonly sessionId: string | undefined
+  readonly config: unknown
+  readonly #call: CallState
+  readonly #entry: ToolEntry
+  readonly #timeoutMs: number
+  readonly #resolve: (result: StepResult) => void
+  #ended = false
+  #aborted = false
+  #abortReason: unknown = undefined
+  /** Built only when the handler reads ctx.signal: on Node 20 an AbortSignal costs ~2 µs plus GC work. */
+  #controller: AbortController | undefined = undefined
+  #running: Promise<unknown> | undefined = undefined
+  #deadline: Deadline | undefined = undefined
+  #unsubscribe: (() => void) | undefined = undefined
+  #callerSignal: AbortSignal | undefined = undefined
+  #forwardCallerAbort: (() => void) | undefined = undefined
+
+  constructor (call: CallState, entry: ToolEntry, timeoutMs: number, config: unknown, resolve: (result: StepResult) => void) {
+    this.callId = call.callId
+    this.sessionId = call.request.sessionId
+    this.config = config
+    this.#call = call
+    this.#entry = entry
+    this.#timeoutMs = timeoutMs
+    this.#resolve = resolve
+  }
+
+  /** An abort that came before the handler read its signal still shows on it. */
+  get signal (): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController()
+      if (this.#aborted) this.#controller.abort(this.#abortReason)
+    }
+    return this.#controller.signal
+  }
+
+  get logger (): Logger {
+    return this.#call.logger
+  }
+
+  start (deadlines: DeadlineTimer, cancellation: Cancellation | undefined, callerSignal: AbortSignal | undefined): void {
+    this.#deadline = deadlines.schedule(this.#timeoutMs, () => this.#timedOut())
+    if (cancellation !== undefined) this.#unsubscribe = cancellation.subscribe((reason) => this.#cancelled(reason))
+    if (callerSignal !== undefined) {
+      this.#callerSignal = callerSignal
+      this.#forwardCallerAbort = () => this.#cancelled(callerSignal.reason)
+      callerSignal.addEventListener('abort', this.#forwardCallerAbort, { once: true })
+    }
+    let returned: unknown
+    try {
+      returned = this.#entry.handler(this.#call.args, this)
+    } catch (error) {
+      this.#end(thrown(this.#call, error))
+      return
+    }
+    const running = this.#running = Promise.resolve(returned)
+    if (this.#aborted) this.#reportLate(running)
+    else running.then((value) => this.#end(fromValue(this.#entry, value)), (error: unknown) => this.#end(thrown(this.#call, error)))
+  }
+
+  #end (result: StepResult): boolean {
+    if (this.#ended) return false
+    this.#ended = true
+    this.#deadline?.cancel()
+    this.#unsubscribe?.()
+    if (this.#forwardCallerAbort !== undefined) this.#callerSignal?.removeEventListener('abort', this.#forwardCallerAbort)
+    this.#resolve(result)
+    return true
+  }
+
+  /** Ends the call before the handler's own abort listeners run, so no reaction of the handler can win. */
+  #abort (reason: unknown, result: StepResult): void {
+    if (!this.#end(result)) return
+    this.#aborted = true
+    this.#abortReason = reason
+    this.#controller?.abort(reason)
+    if (this.#running !== undefined) this.#reportLate(this.#running)
+  }
+
+  #timedOut (): void {
+    const message = `Tool ${this.#entry.name} timed out after ${this.#timeoutMs} ms`
+    this.#abort(new DOMException(message, 'TimeoutError'), { status: 'timeout', content: toolError(message), message })
+  }
+
+  #cancelled (reason: unknown): void {
+    const message = `Tool ${this.#entry.name} was cancelled: the caller went away or the gateway is shutting down`
+    this.#abort(reason, { status: 'cancelled', content: toolError(message), message })
+  }
+
+  #reportLate (late: Promise<unknown>): void {
+    late.then(
+      () => this.#call.logger.warn({ timeoutMs: this.#timeoutMs }, 'late tool result discarded: the call had already ended'),
+      (err: unknown) => this.#call.logger.debug({ err }, 'tool failed after its call had ended')
+    )
+  }
+}
+
 export function invokeStep (options: InvokeOptions): Step {
-  return async function invoke (call) {
+  const deadlines = options.deadlines ?? new DeadlineTimer()
+  return function invoke (call) {
     const entry = entryOf(call)
     const callerSignal = call.request.signal
     const cancellation = call.request.cancellation
@@ -52,59 +158,14 @@ export function invokeStep (options: InvokeOptions): Step {
       return { status: 'cancelled', content: toolError('The call was cancelled before it started'), message: 'cancelled before start' }
     }
     const timeoutMs = Math.min(options.timeoutOf(call), MAX_TIMER_MS)
-    const controller = new AbortController()
-    let settle: (settled: Settled) => void = () => {}
-    const settledPromise = new Promise<Settled>((resolve) => { settle = resolve })
-    let aborted = false
-    let timedOut = false
-    // Settles the call before the handler's own abort listeners run, so no reaction of the handler
-    // can win; the first settle wins, as in a race.
-    const abort = (reason: unknown): void => {
-      if (aborted) return
-      aborted = true
-      settle({ kind: 'aborted' })
-      controller.abort(reason)
-    }
-    const timer = setTimeout(() => {
-      timedOut = true
-      abort(new DOMException(`Tool ${entry.name} timed out after ${timeoutMs} ms`, 'TimeoutError'))
-    }, timeoutMs)
-    const forwardCallerAbort = (): void => abort(callerSignal?.reason)
-    callerSignal?.addEventListener('abort', forwardCallerAbort, { once: true })
-    const unsubscribe = cancellation?.subscribe(abort)
-
-    const running = Promise.resolve().then(() => entry.handler(call.args, {
-      // Getters: on Node 20 an AbortSignal costs ~2 µs plus GC work and a child logger a few µs,
-      // so both are built only for a handler that uses them (an abort before that still shows).
-      get signal () { return controller.signal },
-      get logger () { return call.logger },
-      callId: call.callId,
-      sessionId: call.request.sessionId,
-      config: options.config
-    }))
-    running.then((value) => settle({ kind: 'value', value }), (error: unknown) => settle({ kind: 'thrown', error }))
-    const settled = await settledPromise
-    clearTimeout(timer)
-    callerSignal?.removeEventListener('abort', forwardCallerAbort)
-    unsubscribe?.()
-
-    if (settled.kind === 'aborted' || aborted) {
-      running.then(
-        () => call.logger.warn({ timeoutMs }, 'late tool result discarded: the call had already ended'),
-        (err: unknown) => call.logger.debug({ err }, 'tool failed after its call had ended')
-      )
-      if (timedOut) {
-        const message = `Tool ${entry.name} timed out after ${timeoutMs} ms`
-        return { status: 'timeout', content: toolError(message), message }
-      }
-      const message = `Tool ${entry.name} was cancelled: the caller went away or the gateway is shutting down`
-      return { status: 'cancelled', content: toolError(message), message }
-    }
-    if (settled.kind === 'thrown') {
-      call.logger.warn({ err: settled.error }, 'tool handler threw')
-      const message = sanitizeError(settled.error)
-      return { status: 'error', content: toolError(message), message }
-    }
-    return fromValue(entry, settled.value)
+    return new Promise<StepResult>((resolve) => {
+      new HandlerRun(call, entry, timeoutMs, options.config, resolve).start(deadlines, cancellation, callerSignal)
+    })
   }
+}
+
+function thrown (call: CallState, error: unknown): StepResult {
+  call.logger.warn({ err: error }, 'tool handler threw')
+  const message = sanitizeError(error)
+  return { status: 'error', content: toolError(message), message }
 }

@@ -28,7 +28,7 @@ export function parseArguments (raw: unknown): { args: Record<string, unknown> }
   return { args: value }
 }
 
-export const parseStep: Step = async function parse (call, next) {
+export const parseStep: Step = function parse (call, next) {
   const parsed = parseArguments(call.request.args)
   if ('error' in parsed) return { status: 'invalid', content: toolError(parsed.error), message: parsed.error }
   call.args = parsed.args
