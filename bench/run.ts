@@ -2,8 +2,11 @@
 // against bare Fastify doing the same work. Each server runs alone in a child process, so the
 // baseline and the gateway share identical conditions; autocannon loads them from this process,
 // one at a time, in alternating rounds so that a change of load on the machine hits both sides.
+// The servers run compiled JavaScript, as the container runs the gateway (`npm run build`): this
+// script compiles them first with tsconfig.bench.json into dist/bench.
 // Prints a markdown table (the README pastes it) and writes bench/results.json.
-import { fork, type ChildProcess } from 'node:child_process'
+import { execFileSync, fork, type ChildProcess } from 'node:child_process'
+import { createRequire } from 'node:module'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
@@ -20,7 +23,8 @@ const LOG_LEVEL = process.env.LOG_LEVEL ?? 'warn'
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR
 const TARGET = 0.85
 const DEFINITION_TOOLS = 500
-const SERVER_SCRIPT = fileURLToPath(new URL('./servers.ts', import.meta.url))
+const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url))
+const SERVER_SCRIPT = fileURLToPath(new URL('../dist/bench/bench/servers.js', import.meta.url))
 const RESULTS_FILE = fileURLToPath(new URL('./results.json', import.meta.url))
 const ECHO_BODY = JSON.stringify({ text: 'hello from the benchmark' })
 
@@ -38,10 +42,16 @@ interface Server { url: string, child: ChildProcess }
 const running = new Set<ChildProcess>()
 process.on('exit', () => { for (const child of running) child.kill() })
 
+/** Compiles the servers and the gateway they load into dist/bench. */
+function compileServers (): void {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.bench.json'], { cwd: PROJECT_DIR, stdio: 'inherit' })
+}
+
 async function startServer (scenario: string, extra: string[] = []): Promise<Server> {
-  const execArgv = ['--import', 'tsx']
-  // One folder per scenario: tsx's loader thread writes a profile of its own beside the main one.
-  if (PROFILE_DIR !== undefined) execArgv.push('--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, scenario)}`)
+  const execArgv: string[] = []
+  // One folder per scenario, so that each server's profile is found by its name.
+  if (PROFILE_DIR !== undefined) execArgv.push('--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${join(PROFILE_DIR, scenario)}`)
   const child = fork(SERVER_SCRIPT, [scenario, ...extra], {
     execArgv,
     env: { ...process.env, LOG_LEVEL },
@@ -184,6 +194,8 @@ async function main (): Promise<void> {
   const results: Record<string, Measured> = {}
   let definitionsBytes = 0
   try {
+    process.stderr.write('bench: compiling the servers (tsconfig.bench.json → dist/bench)\n')
+    compileServers()
     const bare = await startServer('bare')
     const dispatch = await startServer('gateway-dispatch')
     const definitions = await startServer('gateway-definitions')
@@ -235,7 +247,7 @@ async function main (): Promise<void> {
   const verdict = (value: number): string => (value >= TARGET ? 'met' : 'not met')
   const order = ['a', 'b', 'c0', 'c', "c'"]
   const lines = [
-    `Machine: ${machine()}. Log level: ${LOG_LEVEL}. autocannon, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up then ${DURATION_S} s measured per scenario in ${ROUNDS} alternating rounds; each server alone in a child process, autocannon in the parent, all on 127.0.0.1.`,
+    `Machine: ${machine()}. Log level: ${LOG_LEVEL}. autocannon, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up then ${DURATION_S} s measured per scenario in ${ROUNDS} alternating rounds; servers compiled to JavaScript (as in the container), each alone in a child process, autocannon in the parent, all on 127.0.0.1.`,
     '',
     '| scenario | req/s (mean) | p50 latency (ms) | p99 latency (ms) | server CPU per request (µs) |',
     '|---|---:|---:|---:|---:|',

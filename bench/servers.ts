@@ -1,5 +1,5 @@
 // The benchmark's servers, one scenario per child process so each gets the same conditions:
-// `node --import tsx bench/servers.ts <scenario> [static-file]` listens on 127.0.0.1, port 0,
+// `node dist/bench/bench/servers.js <scenario> [static-file]` (compiled by bench/run.ts) listens on 127.0.0.1, port 0,
 // sends its port to the parent over IPC, and exits cleanly on 'stop' (so --cpu-prof can write).
 import { mkdtemp, mkdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'

@@ -8,7 +8,7 @@ import type { AvailabilityChecker } from '../availability/checker.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
 import { toolError } from '../registry/tool-result.ts'
 import { HookRegistry } from './hooks.ts'
-import { finalizeOutcome, type DispatchOutcome } from './outcome.ts'
+import { finalizeOutcome, type DispatchOutcome, type StepResult } from './outcome.ts'
 import { compose, createCallState, entryOf, type CallState, type DispatchRequest } from './pipeline.ts'
 import { coerceStep } from './steps/coerce-arguments.ts'
 import { postHookStep, preHookStep, transformStep } from './steps/hook-steps.ts'
@@ -90,22 +90,34 @@ export class Dispatcher {
     ])
   }
 
-  /** Runs one tool call through the whole pipeline. Never throws. */
-  async dispatch (request: DispatchRequest): Promise<DispatchOutcome> {
+  /** Runs one tool call through the whole pipeline. Never rejects. */
+  dispatch (request: DispatchRequest): Promise<DispatchOutcome> {
     const startedAt = this.#now()
     const callId = request.callId || `call_${randomUUID()}`
     const base = request.logger ?? this.#logger
     // call.logger (callId, and tool once looked up) is built only when something logs through it.
     const call = createCallState(request, callId, startedAt, base)
-    let result
+    // `then` rather than an async function: one promise hop fewer on every call.
+    let output
     try {
-      result = await this.#run(call)
+      output = this.#run(call)
     } catch (err) {
-      call.logger.error({ err, tool: request.name }, 'unexpected fault in the dispatch pipeline')
-      const message = 'internal error while running the tool; the gateway log has the details'
-      result = { status: 'error' as const, content: toolError(message), message }
+      return Promise.resolve(this.#finish(call, this.#fault(call, err)))
     }
-    const durationMs = Math.max(0, Math.round(this.#now() - startedAt))
+    if (!(output instanceof Promise)) return Promise.resolve(this.#finish(call, output))
+    return output.then((result) => this.#finish(call, result), (err: unknown) => this.#finish(call, this.#fault(call, err)))
+  }
+
+  #fault (call: CallState, err: unknown): StepResult {
+    call.logger.error({ err, tool: call.request.name }, 'unexpected fault in the dispatch pipeline')
+    const message = 'internal error while running the tool; the gateway log has the details'
+    return { status: 'error', content: toolError(message), message }
+  }
+
+  #finish (call: CallState, result: StepResult): DispatchOutcome {
+    const { request, callId } = call
+    const base = request.logger ?? this.#logger
+    const durationMs = Math.max(0, Math.round(this.#now() - call.startedAt))
     const outcome = finalizeOutcome(request.name, callId, result, durationMs)
     // One line per call. Arguments are untrusted data: only at debug, under one key, where the
     // logger's redaction of secret argument names applies.

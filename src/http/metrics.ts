@@ -8,8 +8,8 @@ export interface GatewayMetrics {
   registry: Registry
   /** Counts a call in (in-flight gauge). */
   callStarted: () => void
-  /** Counts a call out and records its outcome. */
-  callEnded: (outcome: DispatchOutcome) => void
+  /** Counts a call out and records its outcome (none: the dispatch failed, a bug the log shows). */
+  callEnded: (outcome: DispatchOutcome | undefined) => void
   definitionsServed: (status: number) => void
 }
 
@@ -102,6 +102,7 @@ export function createMetrics (): GatewayMetrics {
     },
     callEnded (outcome) {
       inFlight--
+      if (outcome === undefined) return
       // Unknown names would let any caller grow the label set without bound.
       const tool = outcome.status === 'not_found' ? '(unknown)' : outcome.tool
       let entry = stats.get(tool)

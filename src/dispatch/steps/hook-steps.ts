@@ -26,8 +26,11 @@ const OBSERVED = new Set<DispatchStatus>(['ok', 'error', 'blocked', 'timeout', '
 /** post_tool_call: observes every call that reached the tool (status and duration included). */
 export function postHookStep (hooks: HookRegistry, now: () => number): Step {
   return function postHooks (call, next) {
+    // Without hooks, no wrapping: each `then` is a promise hop on every call. A hook registered
+    // while a call runs sees the calls that start after it.
+    if (!hooks.has('post_tool_call')) return next(call)
     return afterOutput(next(call), (result) => {
-      if (!hooks.has('post_tool_call') || !OBSERVED.has(result.status)) return result
+      if (!OBSERVED.has(result.status)) return result
       const durationMs = Math.max(0, Math.round(now() - call.startedAt))
       return hooks.runPost({ ...baseEvent(call), result: result.content, durationMs, status: result.status as CallStatus }, call.logger)
         .then(() => result)
@@ -38,8 +41,9 @@ export function postHookStep (hooks: HookRegistry, now: () => number): Step {
 /** transform_tool_result: the first string returned replaces what the handler produced. */
 export function transformStep (hooks: HookRegistry): Step {
   return function transform (call, next) {
+    if (!hooks.has('transform_tool_result')) return next(call)
     return afterOutput(next(call), (result) => {
-      if (!hooks.has('transform_tool_result') || (result.status !== 'ok' && result.status !== 'error')) return result
+      if (result.status !== 'ok' && result.status !== 'error') return result
       return hooks.runTransform({ ...baseEvent(call), result: result.content, status: result.status }, call.logger)
         .then((replaced) => replaced === undefined ? result : { ...result, content: replaced })
     })
