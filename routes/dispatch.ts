@@ -8,12 +8,10 @@ import { Type } from 'typebox'
 import { Cancellation } from '../src/dispatch/cancellation.ts'
 import type { DispatchOutcome } from '../src/dispatch/outcome.ts'
 import type { DispatchRequest } from '../src/dispatch/pipeline.ts'
-import { BadRequestError, OverloadedError } from '../src/errors.ts'
+import { BadRequestError } from '../src/errors.ts'
 import { allowedTools, mayUse } from '../src/http/access.ts'
 import { numericHeader } from '../src/http/query.ts'
 import { mapWithConcurrency } from '../src/http/concurrency.ts'
-
-const RETRY_AFTER_SECONDS = '5'
 
 const CallHeaders = Type.Object({
   'x-tool-call-id': Type.Optional(Type.String({ maxLength: 256, description: 'The model\'s tool call id, echoed in the envelope.' })),
@@ -86,17 +84,6 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
     return cancellation
   }
 
-  // While draining, refuse new calls (in-flight ones go on) and say when to come back.
-  // Callback style, not async: one promise fewer on every call.
-  app.addHook('onRequest', (_request, reply, done) => {
-    if (!lifecycle.draining) {
-      done()
-      return
-    }
-    reply.header('retry-after', RETRY_AFTER_SECONDS)
-    done(new OverloadedError('the gateway is shutting down; retry against another instance'))
-  })
-
   function run (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, cancellation: Cancellation,
     allowed: ReadonlySet<string> | undefined): Promise<DispatchOutcome> {
     const headers = request.headers
@@ -128,7 +115,7 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
   }
 
   app.post<{ Params: { name: string }, Body: unknown }>('/dispatch/:name', {
-    config: { envelope: true },
+    config: { envelope: true, refusedWhileDraining: true },
     schema: {
       summary: 'Run one tool',
       description: 'The body is the arguments (an object, or the JSON string a model emits). Every answer is the envelope; its `content` is the tool message for the model.',
@@ -158,7 +145,7 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
   })
 
   app.post<{ Body: { tool_calls: Array<{ id: string, function: { name: string, arguments?: unknown } }> } }>('/dispatch', {
-    config: { envelope: true },
+    config: { envelope: true, refusedWhileDraining: true },
     schema: {
       summary: 'Run the tool calls of an assistant message',
       description: 'Runs the calls concurrently (up to the configured limit) and answers one tool message per call in input order; one failing call never fails the batch.',

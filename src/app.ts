@@ -56,10 +56,13 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   // JSON only: a text/plain body would otherwise reach tools as a string and fail as "invalid arguments".
   app.removeAllContentTypeParsers()
   installJsonParser(app)
-  // Callback style, not async: one promise fewer on every response.
-  app.addHook('onSend', (request, reply, payload, done) => {
+  // One hook for every request (each hook costs a run on every call), callback style (an async one
+  // costs a promise): the request id goes on every answer, errors included, and new tool calls
+  // are refused while the gateway drains.
+  const lifecycle = app.lifecycle
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
-    done(null, payload)
+    done(lifecycle.refusal(request, reply))
   })
 
   const authenticator = createAuthenticator(config, options.env)

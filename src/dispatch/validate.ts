@@ -82,6 +82,12 @@ function describe (error: ErrorObject): { path: string, text: string } {
   return { path, text: `${path}: ${error.message ?? 'is invalid'}${allowed}` }
 }
 
+/** Whether `args` validate, without building a message (false too when the schema does not compile). */
+export function argumentsValid (args: unknown, schema: JsonSchema, trusted = true): boolean {
+  const validator = compile(schema, trusted)
+  return !(validator instanceof Error) && validator(args)
+}
+
 /** Validates `args`; when invalid, the message names every failing path (JSON Pointer form). */
 export function validateArguments (args: unknown, schema: JsonSchema, trusted = true): ValidationResult {
   const validator = compile(schema, trusted)

@@ -1,5 +1,16 @@
 // Readiness and draining. Ready once start-up finished; on shutdown the gateway drains: readiness
 // turns 503 and new tool calls are refused with 503 and Retry-After while in-flight ones finish.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { OverloadedError } from '../errors.ts'
+
+const RETRY_AFTER_SECONDS = '5'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** New requests to this route are refused (503, Retry-After) while the gateway drains. */
+    refusedWhileDraining?: boolean
+  }
+}
 export class Lifecycle {
   #ready = false
   #draining = false
@@ -36,6 +47,13 @@ export class Lifecycle {
     if (this.#inFlight === 0) throw new Error('Lifecycle.leave() without a matching enter()')
     this.#inFlight--
     if (this.#inFlight === 0 && this.#idleWaiters.length > 0) for (const wake of this.#idleWaiters.splice(0)) wake()
+  }
+
+  /** While draining, the error that refuses a new request to a route that runs tools (and its Retry-After). */
+  refusal (request: FastifyRequest, reply: FastifyReply): FastifyError | undefined {
+    if (!this.#draining || request.routeOptions.config?.refusedWhileDraining !== true) return undefined
+    reply.header('retry-after', RETRY_AFTER_SECONDS)
+    return new OverloadedError('the gateway is shutting down; retry against another instance')
   }
 
   /** Resolves when no tool call is in flight. */

@@ -209,6 +209,15 @@ test('coerce step: coerces call.args toward the schema, then calls next', async 
   assert.equal(next.calls, 1)
 })
 
+test('coerce step: arguments that already validate are passed on as they are, not copied', async () => {
+  const args = { n: 5, text: 'x' }
+  const { call } = makeCall({}, { entry: makeEntry(), args })
+  const next = nextStub()
+  assert.equal(await coerceStep(call, next), OK)
+  assert.equal(call.args, args)
+  assert.equal(next.calls, 1)
+})
+
 // ---- validate ----
 
 test('validate step: valid arguments go on', async () => {

@@ -73,3 +73,28 @@ test('an unexpected fault is a generic 500, logged with the request id', async (
   assert.equal(line?.reqId, 'req-fault-1')
   assert.match(JSON.stringify(line?.err), /secret internal detail/)
 })
+
+test('every answer carries the request id, errors included: 404, 413, 415, 400, 503 while draining', async (t) => {
+  const { app } = await buildTestApp(t, { BODY_LIMIT_BYTES: '1024' })
+  const big = JSON.stringify({ text: 'x'.repeat(2000) })
+  const cases = [
+    { method: 'GET' as const, url: '/nowhere', status: 404 },
+    { method: 'POST' as const, url: '/dispatch/echo', payload: big, headers: { 'content-type': 'application/json' }, status: 413 },
+    { method: 'POST' as const, url: '/dispatch/echo', payload: 'hi', headers: { 'content-type': 'text/plain' }, status: 415 },
+    { method: 'POST' as const, url: '/dispatch/echo', payload: '{"a":', headers: { 'content-type': 'application/json' }, status: 400 }
+  ]
+  for (const [i, { status, headers, ...request }] of cases.entries()) {
+    const res = await app.inject({ ...request, headers: { ...headers, 'x-request-id': `req-${i}` } })
+    assert.equal(res.statusCode, status, `${request.method} ${request.url}`)
+    assert.equal(res.headers['x-request-id'], `req-${i}`, `status ${status}`)
+  }
+  app.lifecycle.beginDrain()
+  const refused = await app.inject({ method: 'POST', url: '/dispatch/echo', payload: {}, headers: { 'x-request-id': 'req-drain' } })
+  assert.equal(refused.statusCode, 503)
+  assert.equal(refused.headers['x-request-id'], 'req-drain')
+  assert.equal(refused.headers['retry-after'], '5')
+  // Routes that run no tool still answer while draining.
+  const tools = await app.inject({ url: '/tools', headers: { 'x-request-id': 'req-tools' } })
+  assert.equal(tools.statusCode, 200)
+  assert.equal(tools.headers['x-request-id'], 'req-tools')
+})
