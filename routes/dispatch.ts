@@ -64,6 +64,8 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
   shutdown.addEventListener('abort', () => {
     for (const cancellation of connections) cancellation.cancel(shutdown.reason)
   }, { once: true })
+  // Keyed weakly by socket; `connections` loses an entry when its socket closes (inject()'s mock
+  // sockets never do, so apps driven only by inject keep a small object per request).
   const bySocket = new WeakMap<Socket, Cancellation>()
 
   function cancellationOf (request: FastifyRequest): Cancellation {
@@ -84,7 +86,8 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
     return cancellation
   }
 
-  function run (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, cancellation: Cancellation,
+  /** Counts a call in and starts it; whoever takes the outcome calls `ended` with it. */
+  function start (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, cancellation: Cancellation,
     allowed: ReadonlySet<string> | undefined): Promise<DispatchOutcome> {
     const headers = request.headers
     // Read before the call is counted in: a bad header throws here.
@@ -102,14 +105,22 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
     }
     lifecycle.enter()
     metrics.callStarted()
-    // `then` rather than async/await: one promise hop fewer on every call.
-    return gateway.dispatcher.dispatch(call).then((outcome) => {
-      metrics.callEnded(outcome)
-      lifecycle.leave()
+    return gateway.dispatcher.dispatch(call)
+  }
+
+  /** Counts a call out (no outcome: the dispatcher failed, which it never should). */
+  function ended (outcome: DispatchOutcome | undefined): void {
+    metrics.callEnded(outcome)
+    lifecycle.leave()
+  }
+
+  function run (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, cancellation: Cancellation,
+    allowed: ReadonlySet<string> | undefined): Promise<DispatchOutcome> {
+    return start(request, name, args, callId, cancellation, allowed).then((outcome) => {
+      ended(outcome)
       return outcome
     }, (err: unknown) => {
-      metrics.callEnded(undefined)
-      lifecycle.leave()
+      ended(undefined)
       throw err
     })
   }
@@ -136,12 +147,19 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
         504: Type.Ref('Envelope')
       }
     }
-  }, async (request, reply) => {
+  }, (request, reply) => {
     const allowed = allowedTools(gateway, request.principal)
     const callId = request.headers['x-tool-call-id'] as string | undefined
-    const outcome = await run(request, request.params.name, request.body, callId, cancellationOf(request), allowed)
-    // The Envelope response schema serialises only its own fields, so httpStatus stays internal.
-    return reply.code(outcome.httpStatus).send(outcome)
+    // Callback style, the answer sent from the call's own `then`: an async handler awaiting the
+    // call costs two more promise hops on every dispatch.
+    start(request, request.params.name, request.body, callId, cancellationOf(request), allowed).then((outcome) => {
+      ended(outcome)
+      // The Envelope response schema serialises only its own fields, so httpStatus stays internal.
+      reply.code(outcome.httpStatus).send(outcome)
+    }, (err: unknown) => {
+      ended(undefined)
+      reply.send(err)
+    })
   })
 
   app.post<{ Body: { tool_calls: Array<{ id: string, function: { name: string, arguments?: unknown } }> } }>('/dispatch', {
