@@ -16,7 +16,12 @@ import autocannon from 'autocannon'
 /** Measured seconds per scenario, split over the rounds. */
 const DURATION_S = positiveNumber('BENCH_DURATION', 10)
 const WARMUP_S = positiveNumber('BENCH_WARMUP', 2)
-const ROUNDS = Math.floor(positiveNumber('BENCH_ROUNDS', 2))
+// Short alternating rounds pair each gateway measurement with a baseline taken seconds before it:
+// on a shared machine the load drifts, and a ratio of two measurements far apart carries that drift.
+const ROUNDS = Math.floor(positiveNumber('BENCH_ROUNDS', 3))
+// Each trial starts every server afresh: one process can settle faster or slower than the next
+// (JIT and GC decisions, where the scheduler puts it), by ±10 % for the same code on this machine.
+const TRIALS = Math.floor(positiveNumber('BENCH_TRIALS', 3))
 const CONNECTIONS = Math.floor(positiveNumber('BENCH_CONNECTIONS', 10))
 const LOG_LEVEL = process.env.LOG_LEVEL ?? 'warn'
 /** A folder for V8 CPU profiles of the server children (`--cpu-prof`); unset = no profiling. */
@@ -179,27 +184,42 @@ function machine (): string {
   return `${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores, ${memory} RAM, ${os.type()} ${os.release()}, Node ${process.version}`
 }
 
-function ratio (numerator: Measured, denominator: Measured) {
+function median (values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/** Paired ratios: round i of the gateway over round i of its baseline (same trial), then their median. */
+function pairedRatio (numerator: Totals, denominator: Totals): { median: number, rounds: number[] } {
+  const rounds = numerator.requestsPerSecond.map((value, i) => Math.round(value / denominator.requestsPerSecond[i] * 100) / 100)
+  return { median: Math.round(median(rounds) * 100) / 100, rounds }
+}
+
+function ratio (numerator: Measured, denominator: Measured, paired: { median: number, rounds: number[] }) {
   return {
-    requestsPerSecond: Math.round(numerator.requestsPerSecond / denominator.requestsPerSecond * 100) / 100,
+    /** The target's figure: the median of the per-round paired ratios of req/s. */
+    requestsPerSecond: paired.median,
+    perRound: paired.rounds,
+    ofMeans: Math.round(numerator.requestsPerSecond / denominator.requestsPerSecond * 100) / 100,
     // The baseline's CPU per request over the gateway's: the same ratio, free of the load generator.
     serverCpu: Math.round(denominator.serverCpuUsPerRequest / numerator.serverCpuUsPerRequest * 100) / 100
   }
 }
 
-async function main (): Promise<void> {
-  const scratch = await mkdtemp(join(os.tmpdir(), 'gw-bench-run-'))
+interface Trial { scenarios: Scenario[], servers: Server[], definitionsBytes: number }
+
+/** Starts the four servers afresh, checks each answers what we think, and builds the scenarios. */
+async function startTrial (scratch: string): Promise<Trial> {
   const post = { method: 'POST', headers: { 'content-type': 'application/json' }, body: ECHO_BODY }
   const servers: Server[] = []
-  const results: Record<string, Measured> = {}
-  let definitionsBytes = 0
   try {
-    process.stderr.write('bench: compiling the servers (tsconfig.bench.json → dist/bench)\n')
-    compileServers()
     const bare = await startServer('bare')
+    servers.push(bare)
     const dispatch = await startServer('gateway-dispatch')
+    servers.push(dispatch)
     const definitions = await startServer('gateway-definitions')
-    servers.push(bare, dispatch, definitions)
+    servers.push(definitions)
 
     await probe(`${bare.url}/echo`, post, 200)
     const envelope = await (await probe(`${dispatch.url}/dispatch/echo`, post, 200)).json() as { ok: boolean }
@@ -208,7 +228,7 @@ async function main (): Promise<void> {
     const etag = fresh.headers.get('etag') ?? ''
     const contentType = fresh.headers.get('content-type') ?? ''
     const bytes = await fresh.text()
-    definitionsBytes = Buffer.byteLength(bytes)
+    const definitionsBytes = Buffer.byteLength(bytes)
     if ((JSON.parse(bytes) as unknown[]).length !== DEFINITION_TOOLS || etag === '') {
       throw new Error(`GET /definitions did not answer ${DEFINITION_TOOLS} tools with an ETag`)
     }
@@ -229,25 +249,57 @@ async function main (): Promise<void> {
       { key: 'c', description: `gateway: GET /definitions, ${DEFINITION_TOOLS} tools`, server: definitions, options: { url: `${definitions.url}/definitions` }, expectedStatus: 200 },
       { key: "c'", description: 'gateway: GET /definitions with If-None-Match (304)', server: definitions, options: { url: `${definitions.url}/definitions`, headers: { 'if-none-match': etag } }, expectedStatus: 304 }
     ]
-    const totals = new Map(scenarios.map((s) => [s.key, { requestsPerSecond: [], bytesPerSecond: [], latencies: [], cpuUs: 0, requests: 0 } as Totals]))
-    const seconds = DURATION_S / ROUNDS
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const scenario of scenarios) {
-        process.stderr.write(`bench: round ${round + 1}/${ROUNDS}, ${scenario.key} (${scenario.description}): ${round === 0 ? `${WARMUP_S} s warm-up, ` : ''}${seconds} s\n`)
-        await measureRound(scenario, seconds, round === 0, totals.get(scenario.key) as Totals)
+    return { scenarios, servers, definitionsBytes }
+  } catch (err) {
+    for (const server of servers) await stopServer(server)
+    throw err
+  }
+}
+
+async function main (): Promise<void> {
+  const scratch = await mkdtemp(join(os.tmpdir(), 'gw-bench-run-'))
+  const results: Record<string, Measured> = {}
+  let definitionsBytes = 0
+  let paired: Record<'b/a' | 'c/c0' | "c'/c0", { median: number, rounds: number[] }> | undefined
+  try {
+    process.stderr.write('bench: compiling the servers (tsconfig.bench.json → dist/bench)\n')
+    compileServers()
+    const totals = new Map<string, Totals>()
+    let scenarios: Scenario[] = []
+    const seconds = DURATION_S / (TRIALS * ROUNDS)
+    for (let trial = 0; trial < TRIALS; trial++) {
+      const started = await startTrial(scratch)
+      scenarios = started.scenarios
+      definitionsBytes = started.definitionsBytes
+      try {
+        for (let round = 0; round < ROUNDS; round++) {
+          for (const scenario of scenarios) {
+            let total = totals.get(scenario.key)
+            if (total === undefined) {
+              total = { requestsPerSecond: [], bytesPerSecond: [], latencies: [], cpuUs: 0, requests: 0 }
+              totals.set(scenario.key, total)
+            }
+            process.stderr.write(`bench: trial ${trial + 1}/${TRIALS}, round ${round + 1}/${ROUNDS}, ${scenario.key} (${scenario.description}): ${round === 0 ? `${WARMUP_S} s warm-up, ` : ''}${seconds} s\n`)
+            await measureRound(scenario, seconds, round === 0, total)
+          }
+        }
+      } finally {
+        for (const server of started.servers) await stopServer(server)
       }
     }
     for (const scenario of scenarios) results[scenario.key] = summarise(scenario, totals.get(scenario.key) as Totals)
+    const of = (key: string): Totals => totals.get(key) as Totals
+    paired = { 'b/a': pairedRatio(of('b'), of('a')), 'c/c0': pairedRatio(of('c'), of('c0')), "c'/c0": pairedRatio(of("c'"), of('c0')) }
   } finally {
-    for (const server of servers) await stopServer(server)
     await rm(scratch, { recursive: true, force: true })
   }
 
-  const ratios = { 'b/a': ratio(results.b, results.a), 'c/c0': ratio(results.c, results.c0), "c'/c0": ratio(results["c'"], results.c0) }
+  if (paired === undefined) throw new Error('no measurement')
+  const ratios = { 'b/a': ratio(results.b, results.a, paired['b/a']), 'c/c0': ratio(results.c, results.c0, paired['c/c0']), "c'/c0": ratio(results["c'"], results.c0, paired["c'/c0"]) }
   const verdict = (value: number): string => (value >= TARGET ? 'met' : 'not met')
   const order = ['a', 'b', 'c0', 'c', "c'"]
   const lines = [
-    `Machine: ${machine()}. Log level: ${LOG_LEVEL}. autocannon, ${CONNECTIONS} connections, ${WARMUP_S} s warm-up then ${DURATION_S} s measured per scenario in ${ROUNDS} alternating rounds; servers compiled to JavaScript (as in the container), each alone in a child process, autocannon in the parent, all on 127.0.0.1.`,
+    `Machine: ${machine()}. Log level: ${LOG_LEVEL}. autocannon, ${CONNECTIONS} connections, ${DURATION_S} s measured per scenario, in ${TRIALS} trials (every server started afresh) of ${ROUNDS} alternating rounds, ${WARMUP_S} s warm-up per server and trial; servers compiled to JavaScript (as in the container), each alone in a child process, autocannon in the parent, all on 127.0.0.1.`,
     '',
     '| scenario | req/s (mean) | p50 latency (ms) | p99 latency (ms) | server CPU per request (µs) |',
     '|---|---:|---:|---:|---:|',
@@ -256,11 +308,12 @@ async function main (): Promise<void> {
       return `| ${r.scenario}: ${r.description} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.serverCpuUsPerRequest} |`
     }),
     '',
-    `| ratio | req/s | server CPU (baseline / gateway) | target ≥ ${TARGET} (req/s) |`,
-    '|---|---:|---:|---|',
-    `| b/a, dispatch vs bare Fastify | ${ratios['b/a'].requestsPerSecond.toFixed(2)} | ${ratios['b/a'].serverCpu.toFixed(2)} | ${verdict(ratios['b/a'].requestsPerSecond)} |`,
-    `| c/c0, definitions vs static bytes | ${ratios['c/c0'].requestsPerSecond.toFixed(2)} | ${ratios['c/c0'].serverCpu.toFixed(2)} | ${verdict(ratios['c/c0'].requestsPerSecond)} |`,
-    `| c'/c0, 304 revalidation vs static bytes | ${ratios["c'/c0"].requestsPerSecond.toFixed(2)} | ${ratios["c'/c0"].serverCpu.toFixed(2)} | (reported) |`
+    `| ratio | req/s, median of paired rounds | per round | req/s, of the means | server CPU (baseline / gateway) | target ≥ ${TARGET} (median) |`,
+    '|---|---:|---|---:|---:|---|',
+    ...([['b/a', 'b/a, dispatch vs bare Fastify'], ['c/c0', 'c/c0, definitions vs static bytes'], ["c'/c0", "c'/c0, 304 revalidation vs static bytes"]] as const).map(([key, label]) => {
+      const r = ratios[key]
+      return `| ${label} | ${r.requestsPerSecond.toFixed(2)} | ${r.perRound.map((v) => v.toFixed(2)).join(' ')} | ${r.ofMeans.toFixed(2)} | ${r.serverCpu.toFixed(2)} | ${key === "c'/c0" ? '(reported)' : verdict(r.requestsPerSecond)} |`
+    })
   ]
   process.stdout.write(`${lines.join('\n')}\n`)
 
@@ -273,7 +326,7 @@ async function main (): Promise<void> {
       os: `${os.type()} ${os.release()}`,
       node: process.version
     },
-    settings: { logLevel: LOG_LEVEL, connections: CONNECTIONS, warmupSeconds: WARMUP_S, durationSeconds: DURATION_S, rounds: ROUNDS, definitionsBytes },
+    settings: { logLevel: LOG_LEVEL, connections: CONNECTIONS, warmupSeconds: WARMUP_S, durationSeconds: DURATION_S, trials: TRIALS, rounds: ROUNDS, definitionsBytes },
     scenarios: order.map((key) => results[key]),
     ratios,
     target: TARGET

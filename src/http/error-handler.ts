@@ -61,6 +61,9 @@ function failureEnvelope (tool: string, callId: string, code: string, message: s
 }
 
 export function sendError (request: FastifyRequest, reply: FastifyReply, failure: Classified): FastifyReply {
+  // Answers that never reach a route handler (404, and errors before the handler) carry the
+  // request id too; see requestIdAndDraining in app.ts.
+  reply.header('x-request-id', request.id)
   reply.code(failure.statusCode)
   if (request.routeOptions.config?.envelope) {
     const tool = (request.params as { name?: string } | undefined)?.name ?? ''

@@ -1,6 +1,6 @@
 // Readiness and draining. Ready once start-up finished; on shutdown the gateway drains: readiness
 // turns 503 and new tool calls are refused with 503 and Retry-After while in-flight ones finish.
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply } from 'fastify'
 import { OverloadedError } from '../errors.ts'
 
 const RETRY_AFTER_SECONDS = '5'
@@ -49,9 +49,8 @@ export class Lifecycle {
     if (this.#inFlight === 0 && this.#idleWaiters.length > 0) for (const wake of this.#idleWaiters.splice(0)) wake()
   }
 
-  /** While draining, the error that refuses a new request to a route that runs tools (and its Retry-After). */
-  refusal (request: FastifyRequest, reply: FastifyReply): FastifyError | undefined {
-    if (!this.#draining || request.routeOptions.config?.refusedWhileDraining !== true) return undefined
+  /** The error that refuses a new tool call while draining; sets Retry-After on the reply. */
+  refusal (reply: FastifyReply): FastifyError {
     reply.header('retry-after', RETRY_AFTER_SECONDS)
     return new OverloadedError('the gateway is shutting down; retry against another instance')
   }
