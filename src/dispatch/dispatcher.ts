@@ -8,6 +8,7 @@ import type { AvailabilityChecker } from '../availability/checker.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
 import { toolError } from '../registry/tool-result.ts'
 import { HookRegistry } from './hooks.ts'
+import { Pending } from './pending.ts'
 import { finalizeOutcome, type DispatchOutcome, type StepResult } from './outcome.ts'
 import { compose, createCallState, entryOf, type CallState, type DispatchRequest } from './pipeline.ts'
 import { coerceStep } from './steps/coerce-arguments.ts'
@@ -103,6 +104,21 @@ export class Dispatcher {
       output = this.#run(call)
     } catch (err) {
       return Promise.resolve(this.#finish(call, this.#fault(call, err)))
+    }
+    if (output instanceof Pending) {
+      return new Promise((resolve, reject) => output.subscribe((result) => {
+        try {
+          resolve(this.#finish(call, result))
+        } catch (err) {
+          reject(err)
+        }
+      }, (err) => {
+        try {
+          resolve(this.#finish(call, this.#fault(call, err)))
+        } catch (again) {
+          reject(again)
+        }
+      }))
     }
     if (!(output instanceof Promise)) return Promise.resolve(this.#finish(call, output))
     return output.then((result) => this.#finish(call, result), (err: unknown) => this.#finish(call, this.#fault(call, err)))

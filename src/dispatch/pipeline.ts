@@ -5,6 +5,7 @@ import type { Logger } from 'pino'
 import type { ToolEntry } from '../registry/types.ts'
 import type { Cancellation } from './cancellation.ts'
 import type { StepResult } from './outcome.ts'
+import { Pending } from './pending.ts'
 
 export interface DispatchRequest {
   /** The tool name the caller asked for. */
@@ -86,10 +87,11 @@ export function createCallState (request: DispatchRequest, callId: string, start
 
 /**
  * What a step answers: the result itself when it has it at once (an invalid argument, a check that
- * needs no I/O), or a promise of it. Under load every promise hop costs ~0.25 µs of CPU, and most
- * steps never wait for anything, so only the handler's step makes a call asynchronous.
+ * needs no I/O), a Pending (the handler's step: what wraps it runs synchronously when it answers),
+ * or a promise (hooks, a probe). Under load every promise hop costs ~0.25 µs of CPU, and most steps
+ * never wait for anything.
  */
-export type StepOutput = StepResult | Promise<StepResult>
+export type StepOutput = StepResult | Pending | Promise<StepResult>
 
 /** `next(call)` runs the rest of the chain on the call. */
 export type Step = (call: CallState, next: (call: CallState) => StepOutput) => StepOutput
@@ -102,9 +104,11 @@ export function compose (steps: readonly Step[]): (call: CallState) => StepOutpu
   return steps.reduceRight<(call: CallState) => StepOutput>((next, step) => (call) => step(call, next), end)
 }
 
-/** `then` for a step's output: runs `after` at once on a plain result, or when the promise settles. */
+/** `then` for a step's output: runs `after` at once on a plain result, else when the output settles. */
 export function afterOutput (output: StepOutput, after: (result: StepResult) => StepOutput): StepOutput {
-  return output instanceof Promise ? output.then(after) : after(output)
+  if (output instanceof Pending) return output.map(after)
+  if (output instanceof Promise) return output.then(after)
+  return after(output)
 }
 
 /** The entry, which the lookup step has set before any step that needs it runs. */

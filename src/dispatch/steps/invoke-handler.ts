@@ -8,6 +8,7 @@ import type { ToolContext, ToolEntry } from '../../registry/types.ts'
 import { entryOf, type CallState, type Step } from '../pipeline.ts'
 import type { StepResult } from '../outcome.ts'
 import type { Cancellation } from '../cancellation.ts'
+import { Pending } from '../pending.ts'
 import { DeadlineTimer, MAX_TIMER_MS, type Deadline } from '../deadlines.ts'
 
 const MAX_ERROR_CHARS = 2000
@@ -56,7 +57,7 @@ class HandlerRun implements ToolContext {
   readonly #call: CallState
   readonly #entry: ToolEntry
   readonly #timeoutMs: number
-  readonly #resolve: (result: StepResult) => void
+  readonly #answer: Pending
   #ended = false
   #aborted = false
   #abortReason: unknown = undefined
@@ -68,14 +69,14 @@ class HandlerRun implements ToolContext {
   #callerSignal: AbortSignal | undefined = undefined
   #forwardCallerAbort: (() => void) | undefined = undefined
 
-  constructor (call: CallState, entry: ToolEntry, timeoutMs: number, config: unknown, resolve: (result: StepResult) => void) {
+  constructor (call: CallState, entry: ToolEntry, timeoutMs: number, config: unknown, answer: Pending) {
     this.callId = call.callId
     this.sessionId = call.request.sessionId
     this.config = config
     this.#call = call
     this.#entry = entry
     this.#timeoutMs = timeoutMs
-    this.#resolve = resolve
+    this.#answer = answer
   }
 
   /** An abort that came before the handler read its signal still shows on it. */
@@ -117,7 +118,7 @@ class HandlerRun implements ToolContext {
     this.#deadline?.cancel()
     this.#unsubscribe?.()
     if (this.#forwardCallerAbort !== undefined) this.#callerSignal?.removeEventListener('abort', this.#forwardCallerAbort)
-    this.#resolve(result)
+    this.#answer.resolve(result)
     return true
   }
 
@@ -158,9 +159,9 @@ export function invokeStep (options: InvokeOptions): Step {
       return { status: 'cancelled', content: toolError('The call was cancelled before it started'), message: 'cancelled before start' }
     }
     const timeoutMs = Math.min(options.timeoutOf(call), MAX_TIMER_MS)
-    return new Promise<StepResult>((resolve) => {
-      new HandlerRun(call, entry, timeoutMs, options.config, resolve).start(deadlines, cancellation, callerSignal)
-    })
+    const answer = new Pending()
+    new HandlerRun(call, entry, timeoutMs, options.config, answer).start(deadlines, cancellation, callerSignal)
+    return answer
   }
 }
 
