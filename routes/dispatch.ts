@@ -7,6 +7,7 @@ import type { Logger } from 'pino'
 import { Type } from 'typebox'
 import { Cancellation } from '../src/dispatch/cancellation.ts'
 import type { DispatchOutcome } from '../src/dispatch/outcome.ts'
+import type { Pending } from '../src/dispatch/pending.ts'
 import type { DispatchRequest } from '../src/dispatch/pipeline.ts'
 import { BadRequestError } from '../src/errors.ts'
 import { allowedTools, mayUse } from '../src/http/access.ts'
@@ -88,7 +89,7 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
 
   /** Counts a call in and starts it; whoever takes the outcome calls `ended` with it. */
   function start (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, cancellation: Cancellation,
-    allowed: ReadonlySet<string> | undefined): Promise<DispatchOutcome> {
+    allowed: ReadonlySet<string> | undefined): Pending<DispatchOutcome> {
     const headers = request.headers
     // Read before the call is counted in: a bad header throws here.
     const call: DispatchRequest = {
@@ -105,7 +106,7 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
     }
     lifecycle.enter()
     metrics.callStarted()
-    return gateway.dispatcher.dispatch(call)
+    return gateway.dispatcher.start(call)
   }
 
   /** Counts a call out (no outcome: the dispatcher failed, which it never should). */
@@ -150,12 +151,17 @@ export default async function dispatchRoutes (app: FastifyInstance): Promise<voi
   }, (request, reply) => {
     const allowed = allowedTools(gateway, request.principal)
     const callId = request.headers['x-tool-call-id'] as string | undefined
-    // Callback style, the answer sent from the call's own `then`: an async handler awaiting the
-    // call costs two more promise hops on every dispatch.
-    start(request, request.params.name, request.body, callId, cancellationOf(request), allowed).then((outcome) => {
+    // Callback style, the answer sent in the turn the call ends: an async handler awaiting the
+    // call costs promise hops on every dispatch.
+    start(request, request.params.name, request.body, callId, cancellationOf(request), allowed).subscribe((outcome) => {
       ended(outcome)
-      // The Envelope response schema serialises only its own fields, so httpStatus stays internal.
-      reply.code(outcome.httpStatus).send(outcome)
+      try {
+        // The Envelope response schema serialises only its own fields, so httpStatus stays internal.
+        reply.code(outcome.httpStatus).send(outcome)
+      } catch (err) {
+        // Runs inside the call's own settlement: a throw here must become an answer, not escape.
+        if (!reply.sent) reply.send(err)
+      }
     }, (err: unknown) => {
       ended(undefined)
       reply.send(err)

@@ -93,35 +93,26 @@ export class Dispatcher {
 
   /** Runs one tool call through the whole pipeline. Never rejects. */
   dispatch (request: DispatchRequest): Promise<DispatchOutcome> {
+    return new Promise((resolve, reject) => this.start(request).subscribe(resolve, reject))
+  }
+
+  /**
+   * `dispatch`, answering a Pending: what the caller does with the outcome runs in the turn the
+   * call ends, without a promise hop (the HTTP route's path). Never rejects.
+   */
+  start (request: DispatchRequest): Pending<DispatchOutcome> {
     const startedAt = this.#now()
     const callId = request.callId || `call_${randomUUID()}`
     const base = request.logger ?? this.#logger
     // call.logger (callId, and tool once looked up) is built only when something logs through it.
     const call = createCallState(request, callId, startedAt, base)
-    // `then` rather than an async function: one promise hop fewer on every call.
-    let output
+    const answer = new Pending<StepResult>()
     try {
-      output = this.#run(call)
+      answer.resolve(this.#run(call))
     } catch (err) {
-      return Promise.resolve(this.#finish(call, this.#fault(call, err)))
+      answer.reject(err)
     }
-    if (output instanceof Pending) {
-      return new Promise((resolve, reject) => output.subscribe((result) => {
-        try {
-          resolve(this.#finish(call, result))
-        } catch (err) {
-          reject(err)
-        }
-      }, (err) => {
-        try {
-          resolve(this.#finish(call, this.#fault(call, err)))
-        } catch (again) {
-          reject(again)
-        }
-      }))
-    }
-    if (!(output instanceof Promise)) return Promise.resolve(this.#finish(call, output))
-    return output.then((result) => this.#finish(call, result), (err: unknown) => this.#finish(call, this.#fault(call, err)))
+    return answer.map((result) => this.#finish(call, result), (err) => this.#finish(call, this.#fault(call, err)))
   }
 
   #fault (call: CallState, err: unknown): StepResult {
