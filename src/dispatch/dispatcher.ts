@@ -106,13 +106,13 @@ export class Dispatcher {
     const base = request.logger ?? this.#logger
     // call.logger (callId, and tool once looked up) is built only when something logs through it.
     const call = createCallState(request, callId, startedAt, base)
-    const answer = new Pending<StepResult>()
+    let output
     try {
-      answer.resolve(this.#run(call))
+      output = this.#run(call)
     } catch (err) {
-      answer.reject(err)
+      output = this.#fault(call, err)
     }
-    return answer.map((result) => this.#finish(call, result), (err) => this.#finish(call, this.#fault(call, err)))
+    return Pending.of(output).map((result) => this.#finish(call, result), (err) => this.#finish(call, this.#fault(call, err)))
   }
 
   #fault (call: CallState, err: unknown): StepResult {

@@ -6,9 +6,13 @@ import type { StepResult } from './outcome.ts'
 
 type Output<T> = T | Promise<T> | Pending<T>
 
+/** Who waits: callbacks (subscribe), or another Pending to settle from a mapping (map). */
 interface Waiter<T> {
-  onResult: (result: T) => void
-  onError: (error: unknown) => void
+  onResult?: (result: T) => void
+  onError?: (error: unknown) => void
+  after?: (result: T) => Output<unknown>
+  recover?: (error: unknown) => Output<unknown>
+  target?: Pending<unknown>
 }
 
 const PENDING = 0
@@ -18,7 +22,17 @@ const REJECTED = 2
 export class Pending<T = StepResult> implements PromiseLike<T> {
   #state = PENDING
   #value: unknown = undefined
-  #waiters: Array<Waiter<T>> | undefined = undefined
+  // One waiter is the usual case (each step wraps the next once): no array for it.
+  #first: Waiter<T> | undefined = undefined
+  #more: Array<Waiter<T>> | undefined = undefined
+
+  /** `output` as a Pending: itself when it is one. */
+  static of<T> (output: Output<T>): Pending<T> {
+    if (output instanceof Pending) return output
+    const pending = new Pending<T>()
+    pending.resolve(output)
+    return pending
+  }
 
   /** Settles with `output`: a result at once, or whatever a promise or another Pending settles with. */
   resolve (output: Output<T>): void {
@@ -34,28 +48,14 @@ export class Pending<T = StepResult> implements PromiseLike<T> {
 
   /** Runs one of the callbacks when settled, synchronously (at once if it already is). */
   subscribe (onResult: (result: T) => void, onError: (error: unknown) => void): void {
-    if (this.#state === FULFILLED) onResult(this.#value as T)
-    else if (this.#state === REJECTED) onError(this.#value)
-    else (this.#waiters ??= []).push({ onResult, onError })
+    this.#wait({ onResult, onError })
   }
 
   /** A Pending of `after(result)` (or of `recover(error)` when given); a throw in either rejects it. */
   map<U> (after: (result: T) => Output<U>, recover?: (error: unknown) => Output<U>): Pending<U> {
-    const mapped = new Pending<U>()
-    const settleWith = (make: () => Output<U>): void => {
-      let output: Output<U>
-      try {
-        output = make()
-      } catch (error) {
-        mapped.reject(error)
-        return
-      }
-      mapped.resolve(output)
-    }
-    this.subscribe(
-      (result) => settleWith(() => after(result)),
-      (error) => { if (recover === undefined) mapped.reject(error); else settleWith(() => recover(error)) })
-    return mapped
+    const target = new Pending<U>()
+    this.#wait({ after, recover, target: target as Pending<unknown> })
+    return target
   }
 
   then<T1 = T, T2 = never> (
@@ -65,16 +65,43 @@ export class Pending<T = StepResult> implements PromiseLike<T> {
     return new Promise<T>((resolve, reject) => this.subscribe(resolve, reject)).then(onFulfilled, onRejected)
   }
 
+  #wait (waiter: Waiter<T>): void {
+    if (this.#state !== PENDING) this.#run(waiter)
+    else if (this.#first === undefined) this.#first = waiter
+    else (this.#more ??= []).push(waiter)
+  }
+
   #settle (state: typeof FULFILLED | typeof REJECTED, value: unknown): void {
     if (this.#state !== PENDING) return
     this.#state = state
     this.#value = value
-    const waiters = this.#waiters
-    this.#waiters = undefined
-    if (waiters === undefined) return
-    for (const waiter of waiters) {
-      if (state === FULFILLED) waiter.onResult(value as T)
-      else waiter.onError(value)
+    const first = this.#first
+    const more = this.#more
+    this.#first = undefined
+    this.#more = undefined
+    if (first !== undefined) this.#run(first)
+    if (more !== undefined) for (const waiter of more) this.#run(waiter)
+  }
+
+  #run (waiter: Waiter<T>): void {
+    const fulfilled = this.#state === FULFILLED
+    const target = waiter.target
+    if (target === undefined) {
+      if (fulfilled) waiter.onResult?.(this.#value as T)
+      else waiter.onError?.(this.#value)
+      return
     }
+    if (!fulfilled && waiter.recover === undefined) {
+      target.reject(this.#value)
+      return
+    }
+    let output: Output<unknown>
+    try {
+      output = fulfilled ? (waiter.after as (result: T) => Output<unknown>)(this.#value as T) : (waiter.recover as (error: unknown) => Output<unknown>)(this.#value)
+    } catch (error) {
+      target.reject(error)
+      return
+    }
+    target.resolve(output)
   }
 }

@@ -65,3 +65,22 @@ test('Pending: a map returning a promise waits for it', async () => {
   pending.resolve(OK)
   assert.deepEqual(await mapped, { status: 'ok', content: 'x after a hook' })
 })
+
+test('Pending.of: a Pending as is; a result settled at once; a promise adopted', async () => {
+  const pending = new Pending()
+  assert.equal(Pending.of(pending), pending)
+  let now: StepResult | undefined
+  Pending.of(OK).subscribe((r) => { now = r }, () => {})
+  assert.equal(now, OK)
+  assert.deepEqual(await Pending.of(Promise.resolve(OK)), OK)
+})
+
+test('Pending: several waiters all run, in the order they came', () => {
+  const pending = new Pending()
+  const order: string[] = []
+  pending.subscribe(() => order.push('a'), () => {})
+  pending.map((r) => { order.push('b'); return r })
+  pending.subscribe(() => order.push('c'), () => {})
+  pending.resolve(OK)
+  assert.deepEqual(order, ['a', 'b', 'c'])
+})
