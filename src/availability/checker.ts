@@ -91,7 +91,8 @@ export class AvailabilityChecker {
       state = {}
       this.#states.set(fn, state)
     }
-    if (state.cached && this.#now() - state.cached.at < this.#ttlMs) return Promise.resolve(state.cached.verdict)
+    const fresh = this.#fresh(state)
+    if (fresh !== undefined) return Promise.resolve(fresh)
     if (state.inflight) return state.inflight
     // Set synchronously so that every caller in the same tick joins this run.
     const inflight = this.#probe(fn).then((outcome) => this.#settle(fn, state, outcome))
@@ -115,7 +116,13 @@ export class AvailabilityChecker {
    */
   known (entry: ToolEntry): Availability | undefined {
     if (!entry.checkFn) return AVAILABLE
-    const cached = this.#states.get(entry.checkFn)?.cached
+    const state = this.#states.get(entry.checkFn)
+    return state === undefined ? undefined : this.#fresh(state)
+  }
+
+  /** The cached verdict while it is within its TTL. */
+  #fresh (state: ProbeState): Availability | undefined {
+    const cached = state.cached
     return cached !== undefined && this.#now() - cached.at < this.#ttlMs ? cached.verdict : undefined
   }
 
