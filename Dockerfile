@@ -8,12 +8,14 @@
 # Mount a volume on /workspace for the files the file tools work on. Run with `--init` when the
 # terminal tool is enabled, so that orphaned child processes are reaped.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # Build: every dependency (TypeScript included), then tsc emits dist/src, dist/routes, dist/tools.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The devDependency that brings the Node 24 binary on machines without it (see its package.json).
+COPY scripts/node-runtime ./scripts/node-runtime
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -22,7 +24,8 @@ COPY tools ./tools
 COPY plugins ./plugins
 RUN npm run build
 
-# Runtime: the compiled files and production dependencies, nothing else (no tsx, no sources).
+# Runtime: the compiled files and production dependencies, nothing else (no dev tools, no sources,
+# no second Node binary: the image's own Node 24 runs the gateway).
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \

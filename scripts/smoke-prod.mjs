@@ -2,10 +2,10 @@
 // the Dockerfile COPYs, `npm ci` and `npm run build`, then lay out the runtime stage (package files
 // and dist/ only, production dependencies only) and start `node dist/src/server.js` as the image's
 // CMD does; check health, readiness, definitions and one dispatch; SIGTERM; expect exit code 0.
-// Plain JavaScript on purpose: it must not need tsx, which the production install does not have.
+// Plain JavaScript on purpose: it runs before anything is built, on whatever Node runs npm.
 import { spawn, execFileSync } from 'node:child_process'
 import { once } from 'node:events'
-import { cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -182,20 +182,21 @@ async function main () {
     await run('npm', ['run', 'build'], build)
     check(await exists(join(build, 'dist', 'src', 'server.js')), 'npm run build did not emit dist/src/server.js')
 
-    // Runtime stage: package files, production dependencies, dist/. No sources, no tsx.
+    // Runtime stage: package files, production dependencies, dist/. No sources, no dev tools.
     await mkdir(runtime)
     for (const file of ['package.json', 'package-lock.json']) await cp(join(build, file), join(runtime, file))
     await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline'], runtime)
     await cp(join(build, 'dist'), join(runtime, 'dist'), { recursive: true })
-    check(!(await exists(join(runtime, 'node_modules', 'tsx'))), 'tsx is installed by the production install')
     check(!(await exists(join(runtime, 'node_modules', 'typescript'))), 'typescript is installed by the production install')
+    const binaries = (await readdir(join(runtime, 'node_modules'))).filter((name) => /^node-(linux|darwin|win)-/.test(name))
+    check(binaries.length === 0, `the production install carries a Node binary package: ${binaries.join(', ')}`)
 
     // As the image's CMD, except HOST: loopback, because without API keys protected mode refuses a
     // non-loopback bind (the image's 0.0.0.0) unless GATEWAY_ALLOW_OPEN=true; loopback needs neither.
     const port = await freePort()
     const env = { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), WORKSPACE_ROOT: workspace, LOG_LEVEL: 'info' }
     // Nothing from this shell may change what runs: no config file, no other tools folder, and no
-    // NODE_OPTIONS (an `--import tsx` there would hide a runtime need for tsx).
+    // NODE_OPTIONS (an `--import` there would hide a runtime need for a loader).
     for (const name of ['GATEWAY_CONFIG', 'GATEWAY_ALLOW_OPEN', 'TOOLS_DIR', 'NODE_OPTIONS']) delete env[name]
     await mkdir(workspace)
     step(`$ node dist/src/server.js (HOST=127.0.0.1 PORT=${port})`)

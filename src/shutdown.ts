@@ -2,15 +2,13 @@
 // answering), let in-flight calls finish within the grace period, then abort whatever is left,
 // close the server and release what tools hold. No call in flight is dropped without an answer.
 import type { FastifyInstance } from 'fastify'
+import { withTimeout } from './with-timeout.ts'
 
 export async function drainAndClose (app: FastifyInstance, graceMs: number): Promise<void> {
   const { lifecycle, gateway, log } = app
   lifecycle.beginDrain()
   log.info({ inFlight: lifecycle.inFlight, graceMs }, 'draining: refusing new calls, waiting for calls in flight')
-  let timer: NodeJS.Timeout | undefined
-  const graceOver = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), graceMs) })
-  const result = await Promise.race([lifecycle.idle().then(() => 'idle' as const), graceOver])
-  clearTimeout(timer)
+  const result = await withTimeout(lifecycle.idle().then(() => 'idle' as const), graceMs, () => 'timeout' as const)
   if (result === 'timeout') {
     log.warn({ inFlight: lifecycle.inFlight }, 'grace period over: cancelling calls still running')
     // stop() aborts every handler's signal; their calls answer "cancelled" before the server closes.

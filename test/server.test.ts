@@ -8,10 +8,11 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { withTimeout } from '../src/with-timeout.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SERVER = join(ROOT, 'src', 'server.ts')
-// Generous: the child compiles TypeScript through tsx on a possibly busy machine.
+// Generous: the child strips the types of every module it loads, on a possibly busy machine.
 const START_TIMEOUT_MS = 30_000
 const EXIT_TIMEOUT_MS = 15_000
 
@@ -27,16 +28,8 @@ interface Running {
 }
 
 /** Rejects when `promise` has not settled within `ms`, saying what was awaited. */
-async function within<T> (promise: Promise<T>, ms: number, what: string, output: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const expired = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms; output so far:\n${output()}`)), ms)
-  })
-  try {
-    return await Promise.race([promise, expired])
-  } finally {
-    clearTimeout(timer)
-  }
+function within<T> (promise: Promise<T>, ms: number, what: string, output: () => string): Promise<T> {
+  return withTimeout(promise, ms, () => { throw new Error(`${what}: nothing after ${ms} ms; output so far:\n${output()}`) })
 }
 
 /** A folder with an empty tools dir and a workspace, removed after the test. */
@@ -56,8 +49,8 @@ async function sandbox (t: TestContext): Promise<{ dir: string, env: Record<stri
 }
 
 function startServer (t: TestContext, env: Record<string, string>): Running {
-  // cwd is the repository so that `--import tsx` resolves; the environment is exactly `env`.
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  // The environment is exactly `env`.
+  const child = spawn(process.execPath, [SERVER], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })

@@ -2,6 +2,7 @@
 import { performance } from 'node:perf_hooks'
 import type { Logger } from 'pino'
 import type { CheckContext, CheckFn, CheckVerdict, ToolEntry } from '../registry/types.ts'
+import { withTimeout } from '../with-timeout.ts'
 
 export interface Availability {
   available: boolean
@@ -150,18 +151,12 @@ export class AvailabilityChecker {
     } catch (err) {
       return Promise.resolve(this.#thrown(fn, err))
     }
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const deadline = new Promise<ProbeOutcome>((resolve) => {
-      timer = setTimeout(() => {
-        const reason = `availability check timed out after ${this.#probeTimeoutMs} ms`
-        this.#logger?.warn({ probe: fn.name || '(anonymous)', timeoutMs: this.#probeTimeoutMs }, 'availability check timed out')
-        resolve({ verdict: Object.freeze({ available: false, reason }), faulted: true })
-      }, this.#probeTimeoutMs)
-      // A hung probe must not keep the process alive; mocked timers may lack unref.
-      timer.unref?.()
-    })
-    // Whichever comes first wins; the hung probe's late answer is dropped.
-    return Promise.race([answer, deadline]).finally(() => clearTimeout(timer))
+    // Whichever comes first wins; the hung probe's late answer is dropped, and it never keeps the process alive.
+    return withTimeout(answer, this.#probeTimeoutMs, (): ProbeOutcome => {
+      const reason = `availability check timed out after ${this.#probeTimeoutMs} ms`
+      this.#logger?.warn({ probe: fn.name || '(anonymous)', timeoutMs: this.#probeTimeoutMs }, 'availability check timed out')
+      return { verdict: Object.freeze({ available: false, reason }), faulted: true }
+    }, { unref: true })
   }
 
   #thrown (fn: CheckFn, err: unknown): ProbeOutcome {

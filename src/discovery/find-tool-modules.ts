@@ -1,11 +1,9 @@
 // Static analysis for tool discovery: which files under tools/ self-register at their top level.
 // Deciding from the AST (not a regex, not an import) keeps helper modules unloaded and ignores
 // calls that only appear in comments, strings or function bodies.
-import { readdir } from 'node:fs/promises'
-import { join } from 'node:path'
+import { glob, stat } from 'node:fs/promises'
+import { basename, join } from 'node:path'
 import { parseSync } from 'oxc-parser'
-
-const MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs']
 
 interface Node {
   type: string
@@ -52,31 +50,22 @@ export function registersAtTopLevel (filename: string, source: string): { regist
   return { registers, parseErrors }
 }
 
-function isCandidateFile (name: string): boolean {
-  if (name.startsWith('.')) return false
-  if (name.endsWith('.d.ts') || name.endsWith('.d.mts')) return false
-  if (name.includes('.test.')) return false
-  return MODULE_EXTENSIONS.some((extension) => name.endsWith(extension))
-}
+// Dot-files and dot-folders never match; node_modules is pruned rather than walked.
+const MODULE_PATTERN = '**/*.{ts,mts,js,mjs}'
 
-async function collect (dir: string, found: string[]): Promise<void> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) await collect(path, found)
-    } else if (entry.isFile() && isCandidateFile(entry.name)) {
-      found.push(path)
-    }
-  }
+function isCandidateFile (path: string): boolean {
+  return !path.endsWith('.d.ts') && !path.endsWith('.d.mts') && !basename(path).includes('.test.')
 }
 
 /**
  * Recursively lists candidate tool modules under `dir` (.ts .mts .js .mjs; no declaration files,
- * no tests, no node_modules or dot-folders). Sorted by code unit so registration order, and with it
- * which module wins a collision, does not depend on the file system or the locale.
+ * no tests, no node_modules or dot-folders). A linked file counts (a Kubernetes ConfigMap mount is
+ * made of links); a linked folder is not walked. Sorted by code unit so registration order, and with
+ * it which module wins a collision, does not depend on the file system or the locale. A missing
+ * `dir` rejects with ENOENT (a glob alone would find nothing and say nothing).
  */
 export async function listModuleFiles (dir: string): Promise<string[]> {
-  const found: string[] = []
-  await collect(dir, found)
-  return found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error(`not a folder: ${dir}`), { code: 'ENOTDIR' })
+  const found = await Array.fromAsync(glob(MODULE_PATTERN, { cwd: dir, exclude: (name) => name === 'node_modules' }))
+  return found.filter(isCandidateFile).map((path) => join(dir, path)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
 }

@@ -15,6 +15,7 @@ import type { Logger } from 'pino'
 import type { McpServerConfig } from '../config/schema.ts'
 import { mapCallResult, type MappedResult } from './result.ts'
 import { childEnvironment, childOf, isRunning, StderrLog } from './stdio-child.ts'
+import { withTimeout } from '../with-timeout.ts'
 
 export type McpConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'circuit_open' | 'disabled' | 'closed'
 export type McpTransportKind = 'stdio' | 'http'
@@ -130,9 +131,7 @@ function isTimeout (err: unknown): boolean {
 
 /** Resolves true if `promise` settles within `ms` (real time: children die in real time). */
 function within (promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined
-  const deadline = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), ms).unref() })
-  return Promise.race([promise.then(() => true, () => true), deadline]).finally(() => clearTimeout(timer))
+  return withTimeout(promise.then(() => true, () => true), ms, () => false, { unref: true })
 }
 
 // Output schemas are not checked here (the model reads the result either way), so none of a

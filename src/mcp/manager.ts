@@ -9,6 +9,7 @@ import {
 } from './connection.ts'
 import { sanitizeNamePart } from './naming.ts'
 import { McpServerTools } from './server-tools.ts'
+import { withTimeout } from '../with-timeout.ts'
 
 export interface McpServerStatus {
   server: string
@@ -98,9 +99,7 @@ export class McpManager extends EventEmitter<{ state: [McpServerStatus] }> {
     this.#started = true
     const waits = [...this.#servers.values()].map(({ connection }) => {
       if (connection.state === 'disabled') return Promise.resolve()
-      let timer: NodeJS.Timeout | undefined
-      const deadline = new Promise<void>((resolve) => { timer = setTimeout(resolve, connection.connectTimeoutMs).unref() })
-      return Promise.race([connection.start(), deadline]).finally(() => clearTimeout(timer))
+      return withTimeout(connection.start(), connection.connectTimeoutMs, () => undefined, { unref: true })
     })
     this.#readiness = Promise.all(waits).then(() => undefined)
   }

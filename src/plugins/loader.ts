@@ -11,6 +11,7 @@ import type { ToolRegistry } from '../registry/registry.ts'
 import type { RegisterOptions, ToolEntry } from '../registry/types.ts'
 import { resolvePluginModule } from './resolve.ts'
 import type { PluginContext, PluginModule, PluginToolOptions, RegisterFunction } from './types.ts'
+import { withTimeout } from '../with-timeout.ts'
 
 export const DEFAULT_PLUGIN_LOAD_TIMEOUT_MS = 30_000
 
@@ -100,12 +101,10 @@ function optionsOf (entry: ToolEntry): RegisterOptions {
   }
 }
 
+// The timer stays referenced: a plugin stuck on a promise nothing will settle must fail with this
+// message, not let the process exit in the middle of start-up.
 function withDeadline<T> (work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)
-  })
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer))
+  return withTimeout(work, ms, () => { throw new Error(`${what} did not finish within ${ms} ms`) })
 }
 
 /** One plugin's registrations, so that a failed load can be undone exactly. */

@@ -1,7 +1,7 @@
 // Tests tool discovery: static detection of top-level self-registration, the recursive file scan,
 // and fault-tolerant imports into the right registry (several registries in one process included).
 import assert from 'node:assert/strict'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { test } from 'node:test'
@@ -97,9 +97,19 @@ test('listModuleFiles: recursive, only module files, no tests, declarations, nod
     ['A.ts', 'a.ts', 'b.mts', 'c.js', 'd.mjs', 'sub.ts', 'sub/deeper/y.mjs', 'sub/z.ts'].map((name) => join(dir, name)))
 })
 
-test('listModuleFiles: a missing folder rejects with ENOENT', async (t) => {
+test('listModuleFiles: a linked file counts (ConfigMap mounts are links), a linked folder is not walked', async (t) => {
+  const dir = await tempDir(t)
+  await writeFiles(dir, { 'elsewhere/real.ts': '', 'elsewhere/inner/deep.ts': '', 'tools/own.ts': '', 'tools/sub/nested/node_modules/pkg/index.ts': '' })
+  await symlink(join(dir, 'elsewhere/real.ts'), join(dir, 'tools/linked.ts'))
+  await symlink(join(dir, 'elsewhere/inner'), join(dir, 'tools/folder-link'))
+  assert.deepEqual(await listModuleFiles(join(dir, 'tools')), ['linked.ts', 'own.ts'].map((name) => join(dir, 'tools', name)))
+})
+
+test('listModuleFiles: a missing folder rejects with ENOENT, a file with ENOTDIR', async (t) => {
   const dir = await tempDir(t)
   await assert.rejects(listModuleFiles(join(dir, 'nope')), { code: 'ENOENT' })
+  await writeFiles(dir, { 'file.ts': '' })
+  await assert.rejects(listModuleFiles(join(dir, 'file.ts')), { code: 'ENOTDIR' })
 })
 
 test('discoverTools: imports self-registering modules only, skips broken ones and reports everything', async () => {

@@ -82,7 +82,7 @@ test('deadlines: calls of one duration share one timer instead of one each', (t)
 
 function runScript (source: string): { status: number | null, ms: number, stdout: string } {
   const started = Date.now()
-  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { encoding: 'utf8', timeout: 30_000 })
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', source], { encoding: 'utf8', timeout: 30_000 })
   return { status: child.status, ms: Date.now() - started, stdout: child.stdout }
 }
 

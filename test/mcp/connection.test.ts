@@ -7,7 +7,7 @@ import { captureLogger } from '../helpers/logger.ts'
 import { ManualClock } from './helpers/clock.ts'
 import { createMcpHarness } from './helpers/harness.ts'
 import { TestMcpHttpServer } from './helpers/http-server.ts'
-import { serverChildren } from './helpers/processes.ts'
+import { childProcesses } from './helpers/processes.ts'
 import { writeTinyServer } from './helpers/tiny-server.ts'
 import { until, waitForState } from './helpers/wait.ts'
 
@@ -50,12 +50,12 @@ test('a stdio server killed mid-call 20 times recovers every time, and no child 
     const check = await h.call('mcp__tiny__pid', {})
     assert.equal(check.status, 'ok', `round ${i}: ${check.content}`)
     assert.equal(Number(check.content), connection.pid)
-    const children = serverChildren()
+    const children = childProcesses()
     assert.deepEqual(children.map((c) => c.pid), [connection.pid], `round ${i}: only the current child runs (${JSON.stringify(children)})`)
   }
   assert.equal(seen.size, 20)
   await h.manager.stop()
-  assert.deepEqual(serverChildren(), [], 'after stop() no child at all, not even a zombie')
+  assert.deepEqual(childProcesses(), [], 'after stop() no child at all, not even a zombie')
 })
 
 test('a wedged stdio server is found by a ping, killed (SIGKILL when it ignores SIGTERM) and reaped before its replacement starts', async (t) => {
@@ -74,7 +74,7 @@ test('a wedged stdio server is found by a ping, killed (SIGKILL when it ignores 
   assert.match(connection.lastError!, /stopped answering/)
   assert.equal((await h.call('mcp__wedged__pid', {})).status, 'unavailable')
   await waitForState(connection, 'connected')
-  assert.ok(!serverChildren().some((c) => c.pid === old), 'the wedged child was reaped before the new one connected')
+  assert.ok(!childProcesses().some((c) => c.pid === old), 'the wedged child was reaped before the new one connected')
   assert.ok(h.log.lines().some((l) => l.msg === 'MCP server ignored SIGTERM; sending SIGKILL' && l.pid === old))
   assert.equal((await h.call('mcp__wedged__pid', {})).content, String(connection.pid))
 })
@@ -196,7 +196,7 @@ test('close() kills a child that ignores SIGTERM with SIGKILL after the grace, a
   await connection.close()
   assert.equal(connection.state, 'closed')
   assert.ok(log.lines().some((l) => l.msg === 'MCP server ignored SIGTERM; sending SIGKILL'))
-  assert.ok(!serverChildren().some((c) => c.pid === pid))
+  assert.ok(!childProcesses().some((c) => c.pid === pid))
 })
 
 test('a command that cannot start is a failed attempt with the reason, not a crash', async (t) => {
@@ -207,7 +207,7 @@ test('a command that cannot start is a failed attempt with the reason, not a cra
   const [status] = h.manager.states()
   assert.equal(status.state, 'reconnecting')
   assert.match(status.lastError!, /ENOENT/)
-  assert.deepEqual(serverChildren(), [])
+  assert.deepEqual(childProcesses(), [])
 })
 
 test('cwd is honoured', async (t) => {

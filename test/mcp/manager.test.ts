@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises'
 import type { McpServerConfig } from '../../src/config/schema.ts'
 import { createMcpHarness } from './helpers/harness.ts'
 import { TestMcpHttpServer } from './helpers/http-server.ts'
-import { serverChildren } from './helpers/processes.ts'
+import { childProcesses } from './helpers/processes.ts'
 import { writeTinyServer } from './helpers/tiny-server.ts'
 import { waitForState } from './helpers/wait.ts'
 
@@ -60,6 +60,6 @@ test('disabled servers and servers whose names clash once sanitised are shown di
   assert.match(states['a-b'].lastError!, /clashes with "a_b"/)
   assert.equal(states.a_b.state, 'disabled')
   assert.equal(states.fine.state, 'connected')
-  assert.equal(serverChildren().length, 1, 'only the enabled server runs')
+  assert.equal(childProcesses().length, 1, 'only the enabled server runs')
   assert.ok(h.log.lines().some((l) => l.level === 50 && /clashes with/.test(String(l.msg))))
 })

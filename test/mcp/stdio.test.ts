@@ -10,7 +10,7 @@ import { McpManager } from '../../src/mcp/manager.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import { captureLogger } from '../helpers/logger.ts'
 import { createMcpHarness, everythingConfig, type McpHarness } from './helpers/harness.ts'
-import { serverChildren } from './helpers/processes.ts'
+import { childProcesses } from './helpers/processes.ts'
 
 let h: McpHarness
 
@@ -141,8 +141,8 @@ test('stop() leaves no child behind', async () => {
   manager.start()
   await manager.ready()
   const pid = manager.connection('one')!.pid
-  assert.ok(pid !== undefined && serverChildren().some((c) => c.pid === pid), 'the child runs')
+  assert.ok(pid !== undefined && childProcesses().some((c) => c.pid === pid), 'the child runs')
   await manager.stop()
-  assert.ok(!serverChildren().some((c) => c.pid === pid), 'the child is gone, not even a zombie')
+  assert.ok(!childProcesses().some((c) => c.pid === pid), 'the child is gone, not even a zombie')
   assert.equal(manager.states()[0].state, 'closed')
 })

@@ -26,8 +26,3 @@ export function childProcesses (parent = process.pid): ChildProcessInfo[] {
   }
   return found
 }
-
-/** Children that could be MCP servers: tsx keeps an esbuild service child of its own, which is not ours to count. */
-export function serverChildren (parent = process.pid): ChildProcessInfo[] {
-  return childProcesses(parent).filter((c) => c.command !== 'esbuild')
-}

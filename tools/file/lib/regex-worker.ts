@@ -12,8 +12,8 @@ export interface FileMatches {
   timedOut: boolean
 }
 
-// Plain JavaScript evaluated in the worker: no loader needed, whatever runs the gateway (tsx or
-// compiled output). It splits a text into lines and tests each, checking the deadline every 256.
+// Plain JavaScript evaluated in the worker: the same source serves the TypeScript sources and the
+// compiled build, with no module file to locate. It splits a text into lines and tests each, checking the deadline every 256.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads')
 const regex = new RegExp(workerData.source, workerData.flags)
@@ -55,7 +55,7 @@ export class RegexMatcher {
     this.#worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { source, flags },
-      // The gateway's loaders (tsx) are not needed here; a memory cap keeps a runaway pattern contained.
+      // None of the gateway's own flags (an --inspect port, say) is inherited; a memory cap keeps a runaway pattern contained.
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: 256 },
       stdout: true,

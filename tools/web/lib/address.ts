@@ -7,25 +7,24 @@ type IP = ipaddr.IPv4 | ipaddr.IPv6
 export interface AddressVerdict {
   /** The address in canonical form. */
   address: string
-  /** ipaddr.js range name, or ours (`ipv4Compatible`, `siteLocal`), suffixed with the embedded IPv4's range. */
+  /** ipaddr.js range name, or ours (`ipv4Compatible`), suffixed with the embedded IPv4's range. */
   range: string
   /** Only globally routable unicast is fetchable; everything else is refused unless allowlisted. */
   forbidden: boolean
 }
 
-// IPv6 forms that carry an IPv4 address: connecting to them may reach that IPv4 (dual-stack sockets,
-// NAT64 gateways, 6to4 relays), so they are judged by the address they embed.
-const NAT64_LOCAL = ipaddr.parseCIDR('64:ff9b:1::/48') as [IP, number]
 const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [IP, number]
-const SITE_LOCAL = ipaddr.parseCIDR('fec0::/10') as [IP, number]
 
 function v4FromBytes (bytes: number[]): ipaddr.IPv4 {
   return new ipaddr.IPv4(bytes)
 }
 
+// IPv6 forms that carry an IPv4 address: connecting to them may reach that IPv4 (dual-stack sockets,
+// NAT64 gateways, 6to4 relays), so they are judged by the address they embed. ipaddr.js's rfc6052
+// covers both NAT64 prefixes, the well-known 64:ff9b::/96 and the local-use 64:ff9b:1::/48.
 function embeddedV4 (ip: ipaddr.IPv6, range: string): ipaddr.IPv4 | undefined {
   const bytes = ip.toByteArray()
-  if (range === 'ipv4Mapped' || range === 'rfc6145' || range === 'rfc6052' || ip.match(NAT64_LOCAL)) {
+  if (range === 'ipv4Mapped' || range === 'rfc6145' || range === 'rfc6052') {
     return v4FromBytes(bytes.slice(12, 16))
   }
   if (range === '6to4') return v4FromBytes(bytes.slice(2, 6))
@@ -59,10 +58,9 @@ function classifyParsed (ip: IP): AddressVerdict {
     const innerVerdict = classifyV4(inner)
     return { address, range: `${range}(${innerVerdict.range})`, forbidden: innerVerdict.forbidden }
   }
-  // Deprecated IPv4-compatible (::a.b.c.d) and site-local (fec0::/10) fall in ipaddr.js's
-  // "unicast"; neither is a public destination, and teredo (a tunnel) is refused via its range.
+  // Deprecated IPv4-compatible addresses (::a.b.c.d) fall in ipaddr.js's "unicast" but are no public
+  // destination; teredo (a tunnel) and site-local are refused through their own ranges.
   if (range === 'unicast' && v6.match(IPV4_COMPATIBLE)) return { address, range: 'ipv4Compatible', forbidden: true }
-  if (range === 'unicast' && v6.match(SITE_LOCAL)) return { address, range: 'siteLocal', forbidden: true }
   return { address, range, forbidden: range !== 'unicast' }
 }
 
@@ -87,7 +85,7 @@ export function describeRange (range: string): string {
     broadcast: 'the broadcast address',
     reserved: 'a reserved address',
     ipv4Compatible: 'an IPv4-compatible IPv6 address (deprecated)',
-    siteLocal: 'a site-local IPv6 address',
+    deprecatedSiteLocal: 'a site-local IPv6 address (deprecated)',
     teredo: 'a Teredo tunnel address'
   }
   if (inner !== undefined) return `an IPv6 address embedding ${words[inner] ?? `an IPv4 address of range "${inner}"`}`
