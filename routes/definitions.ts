@@ -18,7 +18,8 @@ const Query = Type.Object({
 
 /** An unknown-toolset error that names only the key's own toolsets as valid. */
 function unknownForKey (principal: Principal & { toolsets: readonly string[] }, names: string[]): Error {
-  return new UnknownToolsetError(`unknown toolset(s): ${[...new Set(names)].join(', ')}; valid: ${[...principal.toolsets, 'all'].join(', ')}`)
+  const valid = [...principal.toolsets, 'all']
+  return new UnknownToolsetError(`unknown toolset(s): ${[...new Set(names)].join(', ')}; valid: ${valid.join(', ')}`, { unknown: names, valid })
 }
 
 /** The tools a request selects, within what its key may use. */
@@ -36,7 +37,7 @@ function selectTools (gateway: Gateway, principal: Principal | undefined, enable
     names = gateway.catalog.select(snapshot, { enabled, disabled })
   } catch (err) {
     // One of its own toolsets names nothing right now (e.g. an MCP server without tools yet).
-    if (err instanceof UnknownToolsetError) throw unknownForKey(restricted, (err as unknown as { unknown: string[] }).unknown)
+    if (err instanceof UnknownToolsetError) throw unknownForKey(restricted, [...err.unknown])
     throw err
   }
   const allowed = allowedTools(gateway, principal)!

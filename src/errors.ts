@@ -1,27 +1,109 @@
-// The one registry of gateway error codes. Every GW_ERR_* is created here with its HTTP status,
-// so the dispatch core and the HTTP layer speak the same codes and none is ever reused.
-import createError from '@fastify/error'
+// The one registry of gateway error codes. Every GW_ERR_* is created here with its HTTP status, so
+// the dispatch core and the HTTP layer speak the same codes and none is ever reused. Each class also
+// carries its code and status as static fields (`ToolFailedError.code`), for tables that map to them
+// without making an error.
+import createError, { type FastifyErrorConstructor } from '@fastify/error'
 
-export const ToolNotFoundError = createError('GW_ERR_TOOL_NOT_FOUND', 'Unknown tool: %s', 404)
-export const InvalidArgumentsError = createError('GW_ERR_INVALID_ARGUMENTS', '%s', 400)
-export const UnauthorizedError = createError('GW_ERR_UNAUTHORIZED', '%s', 401)
-export const BlockedError = createError('GW_ERR_BLOCKED', '%s', 403)
-export const ToolFailedError = createError('GW_ERR_TOOL_FAILED', '%s', 200)
-export const ToolUnavailableError = createError('GW_ERR_TOOL_UNAVAILABLE', '%s', 503)
-export const TimeoutError = createError('GW_ERR_TIMEOUT', '%s', 504)
+type GatewayErrorClass<C extends string> = FastifyErrorConstructor<{ code: C }, [string?]> & {
+  readonly code: C
+  readonly statusCode: number
+}
+
+function define<C extends string> (code: C, statusCode: number, message = '%s'): GatewayErrorClass<C> {
+  return Object.assign(createError<C, [string?]>(code, message, statusCode), { code, statusCode })
+}
+
+export const ToolNotFoundError = define('GW_ERR_TOOL_NOT_FOUND', 404, 'Unknown tool: %s')
+export const InvalidArgumentsError = define('GW_ERR_INVALID_ARGUMENTS', 400)
+export const UnauthorizedError = define('GW_ERR_UNAUTHORIZED', 401)
+export const BlockedError = define('GW_ERR_BLOCKED', 403)
+export const ToolFailedError = define('GW_ERR_TOOL_FAILED', 200)
+export const ToolUnavailableError = define('GW_ERR_TOOL_UNAVAILABLE', 503)
+export const TimeoutError = define('GW_ERR_TIMEOUT', 504)
 // 499 is the de-facto status for "client closed request"; nobody is left to read it.
-export const CancelledError = createError('GW_ERR_CANCELLED', '%s', 499)
-export const OverloadedError = createError('GW_ERR_OVERLOADED', '%s', 503)
-export const RateLimitedError = createError('GW_ERR_RATE_LIMITED', '%s', 429)
-export const BodyTooLargeError = createError('GW_ERR_BODY_TOO_LARGE', '%s', 413)
-export const UnsupportedMediaTypeError = createError('GW_ERR_UNSUPPORTED_MEDIA_TYPE', '%s', 415)
-export const BadRequestError = createError('GW_ERR_BAD_REQUEST', '%s', 400)
-export const UnknownToolsetError = createError('GW_ERR_UNKNOWN_TOOLSET', '%s', 400)
-export const NotFoundError = createError('GW_ERR_NOT_FOUND', '%s', 404)
-export const InternalError = createError('GW_ERR_INTERNAL', '%s', 500)
+export const CancelledError = define('GW_ERR_CANCELLED', 499)
+export const OverloadedError = define('GW_ERR_OVERLOADED', 503)
+export const RateLimitedError = define('GW_ERR_RATE_LIMITED', 429)
+export const BodyTooLargeError = define('GW_ERR_BODY_TOO_LARGE', 413)
+export const UnsupportedMediaTypeError = define('GW_ERR_UNSUPPORTED_MEDIA_TYPE', 415)
+export const BadRequestError = define('GW_ERR_BAD_REQUEST', 400)
+export const NotFoundError = define('GW_ERR_NOT_FOUND', 404)
+export const InternalError = define('GW_ERR_INTERNAL', 500)
+
+const UnknownToolsetBase = define('GW_ERR_UNKNOWN_TOOLSET', 400)
+/** Toolset names that resolve to nothing; carries them and the names that would have been valid. */
+export class UnknownToolsetError extends UnknownToolsetBase {
+  readonly unknown: readonly string[]
+  readonly valid: readonly string[]
+
+  constructor (message: string, details: { unknown: readonly string[], valid: readonly string[] }) {
+    super(message)
+    this.unknown = details.unknown
+    this.valid = details.valid
+  }
+}
 
 // Registration problems are programming or configuration errors, raised at start-up, never over HTTP.
-export const InvalidToolError = createError('GW_ERR_INVALID_TOOL', '%s', 500)
-export const ToolCollisionError = createError('GW_ERR_TOOL_COLLISION', '%s', 500)
+export const InvalidToolError = define('GW_ERR_INVALID_TOOL', 500)
+export const ToolCollisionError = define('GW_ERR_TOOL_COLLISION', 500)
 // A configuration value that cannot work; start-up stops with this message.
-export const InvalidConfigError = createError('GW_ERR_INVALID_CONFIG', '%s', 500)
+export const InvalidConfigError = define('GW_ERR_INVALID_CONFIG', 500)
+
+const PluginLoadBase = define('GW_ERR_PLUGIN_LOAD', 500)
+/** A configured plugin that could not be loaded (the gateway logs it and goes on without it). */
+export class PluginLoadError extends PluginLoadBase {
+  readonly plugin: string
+
+  constructor (plugin: string, message: string, options?: { cause?: unknown }) {
+    super(message)
+    this.plugin = plugin
+    if (options?.cause !== undefined) this.cause = options.cause
+  }
+}
+
+// An MCP server that a tool call, or a resource or prompt request, could not get an answer from.
+// Thrown inside tool handlers, so the model reads the message; the class says which failure it was.
+const McpBase = {
+  unavailable: define('GW_ERR_MCP_UNAVAILABLE', 503),
+  timeout: define('GW_ERR_MCP_TIMEOUT', 504),
+  connectionLost: define('GW_ERR_MCP_CONNECTION_LOST', 502),
+  requestFailed: define('GW_ERR_MCP_REQUEST_FAILED', 502)
+}
+
+/** The server is not connected (connecting, reconnecting, circuit open, disabled, closed). */
+export class McpUnavailableError extends McpBase.unavailable {
+  readonly server: string
+  constructor (server: string, message: string) {
+    super(message)
+    this.server = server
+  }
+}
+
+/** The server did not answer within the deadline. */
+export class McpTimeoutError extends McpBase.timeout {
+  readonly server: string
+  constructor (server: string, message: string) {
+    super(message)
+    this.server = server
+  }
+}
+
+/** The connection broke during the request. */
+export class McpConnectionLostError extends McpBase.connectionLost {
+  readonly server: string
+  constructor (server: string, message: string, options?: { cause?: unknown }) {
+    super(message)
+    this.server = server
+    if (options?.cause !== undefined) this.cause = options.cause
+  }
+}
+
+/** The server answered the request with an error. */
+export class McpRequestFailedError extends McpBase.requestFailed {
+  readonly server: string
+  constructor (server: string, message: string, options?: { cause?: unknown }) {
+    super(message)
+    this.server = server
+    if (options?.cause !== undefined) this.cause = options.cause
+  }
+}

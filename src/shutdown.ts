@@ -2,7 +2,7 @@
 // answering), let in-flight calls finish within the grace period, then abort whatever is left,
 // close the server and release what tools hold. No call in flight is dropped without an answer.
 import type { FastifyInstance } from 'fastify'
-import { withTimeout } from './with-timeout.ts'
+import { withTimeout } from './timers.ts'
 
 export async function drainAndClose (app: FastifyInstance, graceMs: number): Promise<void> {
   const { lifecycle, gateway, log } = app

@@ -8,7 +8,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { withTimeout } from '../src/with-timeout.ts'
+import { withTimeout } from '../src/timers.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SERVER = join(ROOT, 'src', 'server.ts')

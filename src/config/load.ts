@@ -14,6 +14,7 @@ import type { JsonSchema } from '../registry/types.ts'
 import { ENV_VARIABLES, fromEnvironment } from './env.ts'
 import { interpolate } from './interpolate.ts'
 import { ConfigSchema, type GatewayConfig } from './schema.ts'
+import { isRecord } from '../objects.ts'
 
 export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv
@@ -24,15 +25,11 @@ export interface LoadConfigOptions {
 /** The `tools/` folder shipped beside the sources (or beside the compiled files in dist/). */
 export const BUILTIN_TOOLS_DIR = fileURLToPath(new URL('../../tools/', import.meta.url))
 
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /** Objects merge key by key; anything else from `over` replaces. */
 function merge (base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base }
   for (const [key, value] of Object.entries(over)) {
-    out[key] = isPlainObject(value) && isPlainObject(out[key]) ? merge(out[key] as Record<string, unknown>, value) : value
+    out[key] = isRecord(value) && isRecord(out[key]) ? merge(out[key] as Record<string, unknown>, value) : value
   }
   return out
 }
@@ -52,7 +49,7 @@ async function readConfigFile (path: string): Promise<Record<string, unknown>> {
     throw new InvalidConfigError(`GATEWAY_CONFIG: ${path} is not valid YAML or JSON: ${(err as Error).message}`)
   }
   if (data === null || data === undefined) return {}
-  if (!isPlainObject(data)) throw new InvalidConfigError(`GATEWAY_CONFIG: ${path} must hold an object at its top level`)
+  if (!isRecord(data)) throw new InvalidConfigError(`GATEWAY_CONFIG: ${path} must hold an object at its top level`)
   return withoutNulls(data)
 }
 
@@ -61,7 +58,7 @@ function withoutNulls (data: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(data)) {
     if (value === null) continue
-    out[key] = isPlainObject(value) ? withoutNulls(value) : value
+    out[key] = isRecord(value) ? withoutNulls(value) : value
   }
   return out
 }

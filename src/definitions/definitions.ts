@@ -7,6 +7,7 @@ import type { Logger } from 'pino'
 import type { AvailabilityChecker } from '../availability/checker.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
 import type { JsonSchema, ToolEntry } from '../registry/types.ts'
+import { isRecord } from '../objects.ts'
 
 export interface OpenAIFunctionTool {
   type: 'function'
@@ -36,10 +37,6 @@ function deepFreeze<T> (value: T): T {
     for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
   }
   return value
-}
-
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** What one selection resolves to in one generation, and its last answer. */
@@ -133,7 +130,7 @@ export class DefinitionsBuilder {
     try {
       const value = entry.dynamicSchemaOverrides()
       if (value === undefined || value === null) return undefined
-      if (!isPlainObject(value)) throw new TypeError(`expected an object, got ${Array.isArray(value) ? 'array' : typeof value}`)
+      if (!isRecord(value)) throw new TypeError(`expected an object, got ${Array.isArray(value) ? 'array' : typeof value}`)
       return value
     } catch (err) {
       this.#options.logger.warn({ err, tool: entry.name }, 'dynamic schema override failed; using the static schema')
@@ -143,7 +140,7 @@ export class DefinitionsBuilder {
 
   #toOpenAI (entry: ToolEntry, override: Record<string, unknown> | undefined): OpenAIFunctionTool {
     const merged: Record<string, unknown> = { ...entry.schema, ...override }
-    const parameters = isPlainObject(merged.parameters) && merged.parameters.type === 'object'
+    const parameters = isRecord(merged.parameters) && merged.parameters.type === 'object'
       ? merged.parameters
       : entry.schema.parameters
     const description = typeof override?.description === 'string' ? override.description : entry.description

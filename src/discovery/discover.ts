@@ -8,6 +8,7 @@ import type { Logger } from 'pino'
 import type { ToolRegistry } from '../registry/registry.ts'
 import { withRegistrationTarget } from '../registry/scope.ts'
 import { listModuleFiles, registersAtTopLevel } from './find-tool-modules.ts'
+import { messageOf } from '../objects.ts'
 
 export interface DiscoveryReport {
   /** Modules imported (their top-level registrations ran). */
@@ -36,10 +37,6 @@ function idOf (registry: ToolRegistry): number {
     registryIds.set(registry, id)
   }
   return id
-}
-
-function messageOf (err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
 }
 
 function isMissing (err: unknown): boolean {

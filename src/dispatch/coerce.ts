@@ -1,7 +1,8 @@
 // Coerces the loosely typed arguments a model sends toward the types of the tool's parameters (REFERENCE §7).
 import type { JsonSchema } from '../registry/types.ts'
-import { isPlainObject, matchesType, ownValue, resolveSchema, typeCandidates } from './schema-types.ts'
+import { matchesType, ownValue, resolveSchema, typeCandidates } from './schema-types.ts'
 import type { TypeCandidate } from './schema-types.ts'
+import { isRecord } from '../objects.ts'
 
 // A conversion that does not apply; distinct from every JSON value, including null and undefined.
 const UNCHANGED = Symbol('unchanged')
@@ -23,9 +24,9 @@ interface Context {
  * (validation reports it), and a value that already has an allowed type stays as it was.
  */
 export function coerceArguments (args: Record<string, unknown>, parameters: JsonSchema): Record<string, unknown> {
-  if (!isPlainObject(args)) return args
+  if (!isRecord(args)) return args
   try {
-    const root = isPlainObject(parameters) ? parameters : {}
+    const root = isRecord(parameters) ? parameters : {}
     const schema = resolveSchema(root, root)
     const coerced = schema === undefined ? args : coerceProperties(args, schema, { root }, 0)
     return coerced === args ? { ...args } : coerced
@@ -69,7 +70,7 @@ function coerceInside (value: unknown, matching: TypeCandidate[], ctx: Context, 
   if (schemas.size !== 1) return value
   const [schema] = schemas
   if (Array.isArray(value)) return coerceItems(value, schema, ctx, depth)
-  if (isPlainObject(value)) return coerceProperties(value, schema, ctx, depth)
+  if (isRecord(value)) return coerceProperties(value, schema, ctx, depth)
   return value
 }
 
@@ -142,7 +143,7 @@ function toArray (value: unknown, schema: JsonSchema, ctx: Context, depth: numbe
 function stringToObject (value: unknown, schema: JsonSchema, ctx: Context, depth: number): Conversion {
   if (typeof value !== 'string') return UNCHANGED
   const parsed = parseJsonContainer(value, '{')
-  return isPlainObject(parsed) ? coerceProperties(parsed, schema, ctx, depth) : UNCHANGED
+  return isRecord(parsed) ? coerceProperties(parsed, schema, ctx, depth) : UNCHANGED
 }
 
 /** Schemas for each position: `prefixItems` (2020-12) or array-form `items` (draft-07), then the rest. */
@@ -172,7 +173,7 @@ function coerceProperties (
   object: Record<string, unknown>, schema: JsonSchema, ctx: Context, depth: number
 ): Record<string, unknown> {
   const properties = ownValue(schema, 'properties')
-  if (!isPlainObject(properties)) return object
+  if (!isRecord(properties)) return object
   let result: Record<string, unknown> | undefined
   for (const key of Object.keys(object)) {
     const original = object[key]

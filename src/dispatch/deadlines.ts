@@ -4,8 +4,7 @@
 // duration queue in deadline order, and the one timer is re-armed only when an earlier deadline
 // arrives or when it fires; a finished call just leaves its queue.
 
-// setTimeout fires after 1 ms for any delay above 2^31 - 1 ms; a longer deadline means "about forever".
-export const MAX_TIMER_MS = 2_147_483_647
+import { MAX_TIMER_MS } from '../timers.ts'
 
 /** How many durations keep their queue while empty. */
 const KEPT_EMPTY_QUEUES = 16

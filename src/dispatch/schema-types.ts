@@ -1,5 +1,6 @@
 // Reads JSON-Schema type information (type lists, nullable, anyOf/oneOf, local $ref) for argument coercion.
 import type { JsonSchema } from '../registry/types.ts'
+import { isRecord } from '../objects.ts'
 
 export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object'
 
@@ -15,10 +16,6 @@ const JSON_TYPES = new Set<string>(['string', 'number', 'integer', 'boolean', 'n
 const MAX_REF_HOPS = 32
 const MAX_BRANCH_DEPTH = 16
 
-export function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /** Reads an own property only, so keys such as `__proto__` or `constructor` never reach the prototype. */
 export function ownValue (object: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(object, key) ? object[key] : undefined
@@ -33,7 +30,7 @@ function lookupLocalRef (ref: string, root: JsonSchema): unknown {
   const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref)
   if (match === null) return undefined
   const defs = ownValue(root, match[1])
-  return isPlainObject(defs) ? ownValue(defs, decodePointerToken(match[2])) : undefined
+  return isRecord(defs) ? ownValue(defs, decodePointerToken(match[2])) : undefined
 }
 
 /**
@@ -43,7 +40,7 @@ function lookupLocalRef (ref: string, root: JsonSchema): unknown {
 export function resolveSchema (schema: unknown, root: JsonSchema): JsonSchema | undefined {
   let current = schema
   for (let hops = 0; hops <= MAX_REF_HOPS; hops++) {
-    if (!isPlainObject(current)) return undefined
+    if (!isRecord(current)) return undefined
     const ref = ownValue(current, '$ref')
     if (typeof ref !== 'string') return current
     current = lookupLocalRef(ref, root)
@@ -105,6 +102,6 @@ export function matchesType (value: unknown, type: JsonType): boolean {
     case 'boolean': return typeof value === 'boolean'
     case 'null': return value === null
     case 'array': return Array.isArray(value)
-    case 'object': return isPlainObject(value)
+    case 'object': return isRecord(value)
   }
 }

@@ -15,7 +15,7 @@ import type { Logger } from 'pino'
 import type { McpServerConfig } from '../config/schema.ts'
 import { mapCallResult, type MappedResult } from './result.ts'
 import { childEnvironment, childOf, isRunning, StderrLog } from './stdio-child.ts'
-import { withTimeout } from '../with-timeout.ts'
+import { withTimeout } from '../timers.ts'
 
 export type McpConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'circuit_open' | 'disabled' | 'closed'
 export type McpTransportKind = 'stdio' | 'http'

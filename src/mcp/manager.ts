@@ -9,7 +9,7 @@ import {
 } from './connection.ts'
 import { sanitizeNamePart } from './naming.ts'
 import { McpServerTools } from './server-tools.ts'
-import { withTimeout } from '../with-timeout.ts'
+import { withTimeout } from '../timers.ts'
 
 export interface McpServerStatus {
   server: string

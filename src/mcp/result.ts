@@ -2,6 +2,7 @@
 // the one string a tool handler returns. Text is kept, structured content becomes JSON, every
 // other block is summarised in one line, and nothing is dropped without a trace.
 import { toolError } from '../registry/tool-result.ts'
+import { isRecord } from '../objects.ts'
 
 export interface MappedResult {
   content: string
@@ -9,10 +10,6 @@ export interface MappedResult {
 }
 
 const MAX_LABEL_CHARS = 200
-
-function isRecord (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** A server-chosen string shown inside a summary: one line, bounded. */
 function label (value: unknown, fallback: string): string {

@@ -2,6 +2,7 @@
 // a server we do not control, so this is a bounded copy that never throws and never evaluates
 // anything: depth, node and character budgets, no `$id`, no remote `$ref`, no `__proto__` keys.
 import type { JsonSchema } from '../registry/types.ts'
+import { isRecord } from '../objects.ts'
 
 export interface SchemaLimits {
   /** Nesting of objects and arrays; deeper is refused. */
@@ -27,10 +28,6 @@ const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems'])
 const REF_KEYWORDS = new Set(['$ref', '$dynamicRef', '$recursiveRef'])
 
 class Refused extends Error {}
-
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function compiles (pattern: string): boolean {
   try {
@@ -115,7 +112,7 @@ class Normalizer {
       }
       return out
     }
-    if (isPlainObject(value)) {
+    if (isRecord(value)) {
       const out: Record<string, unknown> = {}
       for (const [key, item] of Object.entries(value)) {
         if (key === '__proto__') continue
@@ -134,7 +131,7 @@ class Normalizer {
       this.#visit(depth)
       return value
     }
-    if (!isPlainObject(value)) {
+    if (!isRecord(value)) {
       this.#visit(depth)
       this.notes.push(`${path}: a schema must be an object or a boolean; replaced by {}`)
       return {}
@@ -165,7 +162,7 @@ class Normalizer {
           this.anchors.add(item)
         }
       } else if (SCHEMA_MAPS.has(key)) {
-        if (!isPlainObject(item)) {
+        if (!isRecord(item)) {
           this.notes.push(`${at}: not an object; removed`)
           continue
         }
@@ -189,7 +186,7 @@ class Normalizer {
           out.items = this.schema(item, depth + 1, at)
         }
       } else if (key === 'dependencies') {
-        if (isPlainObject(item)) out.dependencies = this.#dependencies(item, depth + 1, at)
+        if (isRecord(item)) out.dependencies = this.#dependencies(item, depth + 1, at)
       } else if (key === 'type') {
         const type = this.#type(item)
         if (type === undefined) this.notes.push(`${at}: ${JSON.stringify(item)?.slice(0, 200)} is not a JSON type; removed`)
@@ -213,7 +210,7 @@ class Normalizer {
     }
     if (Object.keys(definitions).length > 0) {
       // Both present: $defs is the newer spelling and wins a clash.
-      out.$defs = { ...definitions, ...(isPlainObject(out.$defs) ? out.$defs : {}) }
+      out.$defs = { ...definitions, ...(isRecord(out.$defs) ? out.$defs : {}) }
     }
     return this.#tidy(out, path)
   }
@@ -261,7 +258,7 @@ class Normalizer {
     const collapsed = collapseNullable(schema)
     if (collapsed !== schema) this.notes.push(`${path || '/'}: nullable union collapsed into a type list`)
     const out = collapsed
-    if (isPlainObject(out.properties) && Array.isArray(out.required)) {
+    if (isRecord(out.properties) && Array.isArray(out.required)) {
       const properties = out.properties
       const kept = (out.required as string[]).filter((name) => Object.hasOwn(properties, name))
       if (kept.length !== out.required.length) {
@@ -270,14 +267,14 @@ class Normalizer {
       }
     }
     if (Array.isArray(out.required) && out.required.length === 0) delete out.required
-    if (out.type === undefined && isPlainObject(out.properties)) out.type = 'object'
+    if (out.type === undefined && isRecord(out.properties)) out.type = 'object'
     return out
   }
 }
 
 /** A branch that only says "null" (a description or title may ride along). */
 function isNullBranch (value: unknown): boolean {
-  return isPlainObject(value) && value.type === 'null' &&
+  return isRecord(value) && value.type === 'null' &&
     Object.keys(value).every((key) => key === 'type' || key === 'description' || key === 'title')
 }
 
@@ -294,7 +291,7 @@ function collapseNullable (schema: Record<string, unknown>): Record<string, unkn
     const nullAt = branches.findIndex(isNullBranch)
     if (nullAt === -1) continue
     const other = branches[1 - nullAt]
-    if (!isPlainObject(other) || isNullBranch(other) || other.$ref !== undefined) continue
+    if (!isRecord(other) || isNullBranch(other) || other.$ref !== undefined) continue
     if (typeof other.type !== 'string' && !Array.isArray(other.type)) continue
     const { [key]: _union, ...rest } = schema
     // The outer keywords (description, default, title) describe the property and win.
@@ -325,7 +322,7 @@ function resolvePointer (root: unknown, ref: string): unknown {
       return undefined
     }
     if (Array.isArray(node) && /^\d+$/.test(key)) node = node[Number(key)]
-    else if (isPlainObject(node) && Object.hasOwn(node, key)) node = node[key]
+    else if (isRecord(node) && Object.hasOwn(node, key)) node = node[key]
     else return undefined
   }
   return node
@@ -336,7 +333,7 @@ function tidyRoot (root: Record<string, unknown>, notes: string[]): Record<strin
   let out = root
   if (typeof out.$ref === 'string' && out.properties === undefined) {
     const target = resolvePointer(out, out.$ref)
-    if (isPlainObject(target) && target.$ref === undefined) {
+    if (isRecord(target) && target.$ref === undefined) {
       const { $ref: _ref, ...rest } = out
       out = { ...target, ...rest }
       notes.push('/: top-level $ref inlined')
@@ -346,7 +343,7 @@ function tidyRoot (root: Record<string, unknown>, notes: string[]): Record<strin
     if (out.type !== undefined) notes.push(`/: top-level type ${JSON.stringify(out.type)} forced to "object"`)
     out.type = 'object'
   }
-  if (!isPlainObject(out.properties)) out.properties = {}
+  if (!isRecord(out.properties)) out.properties = {}
   if (Array.isArray(out.required)) {
     const properties = out.properties as Record<string, unknown>
     out.required = (out.required as string[]).filter((name) => Object.hasOwn(properties, name))
@@ -362,7 +359,7 @@ function tidyRoot (root: Record<string, unknown>, notes: string[]): Record<strin
  * always an object. An absurd schema (too deep, too big) is refused with a reason. Never throws.
  */
 export function normalizeInputSchema (input: unknown, limits: Partial<SchemaLimits> = {}): SchemaNormalization {
-  if (!isPlainObject(input)) {
+  if (!isRecord(input)) {
     return { ok: true, schema: { type: 'object', properties: {} }, notes: input === undefined ? [] : ['/: not an object schema; replaced by an empty one'] }
   }
   const normalizer = new Normalizer({ ...DEFAULT_SCHEMA_LIMITS, ...limits })

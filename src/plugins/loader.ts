@@ -11,7 +11,8 @@ import type { ToolRegistry } from '../registry/registry.ts'
 import type { RegisterOptions, ToolEntry } from '../registry/types.ts'
 import { resolvePluginModule } from './resolve.ts'
 import type { PluginContext, PluginModule, PluginToolOptions, RegisterFunction } from './types.ts'
-import { withTimeout } from '../with-timeout.ts'
+import { withTimeout } from '../timers.ts'
+import { isRecord, messageOf } from '../objects.ts'
 
 export const DEFAULT_PLUGIN_LOAD_TIMEOUT_MS = 30_000
 
@@ -57,17 +58,9 @@ export function hookOwnerOf (plugin: string): string {
   return `plugin:${plugin}`
 }
 
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function messageOf (err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
-}
-
 function normaliseEntry (entry: PluginConfig): { module: string, allowToolOverride: boolean, options: unknown } {
   if (typeof entry === 'string') return { module: entry, allowToolOverride: false, options: undefined }
-  if (isPlainObject(entry) && typeof entry.module === 'string') {
+  if (isRecord(entry) && typeof entry.module === 'string') {
     return { module: entry.module, allowToolOverride: entry.allowToolOverride === true, options: entry.options }
   }
   throw new Error('a plugin entry must be a module string or { module, allowToolOverride?, options? }')
@@ -78,7 +71,7 @@ function registerFunctionOf (mod: PluginModule, module: string): RegisterFunctio
   if (typeof mod.register === 'function') return mod.register
   const fallback = mod.default
   if (typeof fallback === 'function') return fallback
-  if (isPlainObject(fallback) && typeof fallback.register === 'function') return fallback.register as RegisterFunction
+  if (isRecord(fallback) && typeof fallback.register === 'function') return fallback.register as RegisterFunction
   throw new Error(`plugin "${module}" exports no register(ctx) function (export function register, or export default { register })`)
 }
 
@@ -154,7 +147,7 @@ class PluginSession {
 
   registerTool (options: PluginToolOptions): ToolEntry {
     return this.#guard('registerTool', () => {
-      if (!isPlainObject(options)) throw new InvalidToolError(`plugin "${this.name}": registerTool needs an options object`)
+      if (!isRecord(options)) throw new InvalidToolError(`plugin "${this.name}": registerTool needs an options object`)
       const name = options.name
       const before = this.#registry.getEntry(name)
       const entry = this.#registry.register({

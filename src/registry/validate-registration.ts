@@ -2,18 +2,15 @@
 // with a message naming the field, instead of confusing a model or an HTTP client later.
 import { InvalidToolError } from '../errors.ts'
 import type { RegisterOptions } from './types.ts'
+import { isRecord } from '../objects.ts'
 
 /** The OpenAI and Anthropic rule for function names. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/
 
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 export function validateRegistration (options: RegisterOptions): void {
   const problems: string[] = []
   const label = typeof options?.name === 'string' ? `tool "${options.name}"` : 'tool'
-  if (!isPlainObject(options)) throw new InvalidToolError('registration options must be an object')
+  if (!isRecord(options)) throw new InvalidToolError('registration options must be an object')
 
   if (typeof options.name !== 'string' || !TOOL_NAME_PATTERN.test(options.name)) {
     problems.push(`name ${JSON.stringify(options.name)} must match ${TOOL_NAME_PATTERN.source} (letters, digits, _ and -, 1 to 64 characters)`)
@@ -22,9 +19,9 @@ export function validateRegistration (options: RegisterOptions): void {
     problems.push('toolset must be a non-empty string')
   }
   if (typeof options.handler !== 'function') problems.push('handler must be a function')
-  if (!isPlainObject(options.schema)) {
+  if (!isRecord(options.schema)) {
     problems.push('schema must be an object { description, parameters }')
-  } else if (!isPlainObject(options.schema.parameters)) {
+  } else if (!isRecord(options.schema.parameters)) {
     problems.push('schema.parameters must be a JSON Schema object')
   } else if (options.schema.parameters.type !== 'object') {
     problems.push(`schema.parameters.type must be "object" (got ${JSON.stringify(options.schema.parameters.type)})`)

@@ -5,6 +5,7 @@ import { InvalidConfigError, UnknownToolsetError } from '../errors.ts'
 import type { RegistrySnapshot, ToolEntry } from '../registry/types.ts'
 import { BUILTIN_TOOLSETS, getBuiltinToolset, type ToolsetDefinition } from './builtin.ts'
 import { resolveToolset } from './resolve.ts'
+import { isRecord } from '../objects.ts'
 
 export interface CustomToolsetConfig {
   description?: string
@@ -36,12 +37,6 @@ export interface ToolsetInfo {
   missingIncludes: string[]
 }
 
-/** What `UnknownToolsetError` carries beside its message. */
-export interface UnknownToolsetDetails {
-  unknown: string[]
-  valid: string[]
-}
-
 const EVERYTHING = new Set(['all', '*'])
 // Commas separate names in query strings and env vars, so a name holding one could never be asked for.
 const CUSTOM_NAME = /^[^\s,]+$/
@@ -70,10 +65,6 @@ function indexOf (snapshot: RegistrySnapshot): SnapshotIndex {
     indexes.set(snapshot, index)
   }
   return index
-}
-
-function isRecord (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function stringList (value: unknown, where: string): string[] {
@@ -251,7 +242,6 @@ export class ToolsetCatalog {
     if (unknown.length > 0) parts.push(`Unknown toolset${unknown.length > 1 ? 's' : ''}: ${unknown.map((n) => JSON.stringify(n)).join(', ')}.`)
     for (const { include, by } of missing) parts.push(`Toolset "${by}" includes unknown toolset ${JSON.stringify(include)}.`)
     parts.push(`Valid toolsets: ${valid.join(', ')}.`)
-    const details: UnknownToolsetDetails = { unknown: [...new Set([...unknown, ...missing.map((m) => m.include)])], valid }
-    throw Object.assign(new UnknownToolsetError(parts.join(' ')), details)
+    throw new UnknownToolsetError(parts.join(' '), { unknown: [...new Set([...unknown, ...missing.map((m) => m.include)])], valid })
   }
 }

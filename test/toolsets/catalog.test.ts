@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import type { ToolOrigin } from '../../src/registry/types.ts'
 import { UnknownToolsetError } from '../../src/errors.ts'
-import { ToolsetCatalog, type UnknownToolsetDetails } from '../../src/toolsets/catalog.ts'
+import { ToolsetCatalog } from '../../src/toolsets/catalog.ts'
 
 function add (registry: ToolRegistry, name: string, toolset: string, origin?: ToolOrigin): void {
   registry.register({ name, toolset, origin, schema: { description: name, parameters: { type: 'object' } }, handler: () => 'ok' })
@@ -26,11 +26,11 @@ function gateway (): ToolRegistry {
   return registry
 }
 
-function unknownError (fn: () => unknown): Error & UnknownToolsetDetails & { code: string, statusCode: number } {
+function unknownError (fn: () => unknown): InstanceType<typeof UnknownToolsetError> {
   let caught: unknown
   assert.throws(fn, (err) => { caught = err; return true })
   assert.ok(caught instanceof UnknownToolsetError, `expected UnknownToolsetError, got ${String(caught)}`)
-  return caught as Error & UnknownToolsetDetails & { code: string, statusCode: number }
+  return caught
 }
 
 test('a tool registering with a static toolset tag joins that toolset and the composites above it', () => {

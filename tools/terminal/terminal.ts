@@ -9,6 +9,7 @@ import { commandEnvironment } from './lib/environment.ts'
 import { ProcessTable, type BackgroundProcess } from './lib/process-table.ts'
 import { spawnCommand, type SpawnedCommand } from './lib/spawn-command.ts'
 import { resolveWorkdir, workspaceRealPath } from './lib/workdir.ts'
+import { messageOf } from '../../src/objects.ts'
 
 const DEFAULT_TIMEOUT_S = 60
 const MAX_TIMEOUT_S = 600
@@ -22,10 +23,6 @@ const DISABLED_REASON = 'terminal tools are disabled: set GATEWAY_ENABLE_TERMINA
 
 const checkTerminal: CheckFn = (ctx) =>
   configOf(ctx).terminal.enabled ? true : { available: false, reason: DISABLED_REASON }
-
-function messageOf (err: unknown): string {
-  return err instanceof Error ? err.message : String(err)
-}
 
 function iso (ms: number): string {
   return new Date(ms).toISOString()

@@ -9,7 +9,8 @@ import { entryOf, type CallState, type Step } from '../pipeline.ts'
 import type { StepResult } from '../outcome.ts'
 import type { Cancellation } from '../cancellation.ts'
 import { Pending } from '../pending.ts'
-import { DeadlineTimer, MAX_TIMER_MS, type Deadline } from '../deadlines.ts'
+import { DeadlineTimer, type Deadline } from '../deadlines.ts'
+import { MAX_TIMER_MS } from '../../timers.ts'
 
 const MAX_ERROR_CHARS = 2000
 

@@ -1,10 +1,7 @@
 // Accepts the arguments as an object or as the JSON string a model emits; anything else is invalid.
 import { toolError } from '../../registry/tool-result.ts'
 import type { Step } from '../pipeline.ts'
-
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+import { isRecord } from '../../objects.ts'
 
 function describeType (value: unknown): string {
   if (value === null) return 'null'
@@ -24,7 +21,7 @@ export function parseArguments (raw: unknown): { args: Record<string, unknown> }
     }
     if (value === null) return { args: {} }
   }
-  if (!isPlainObject(value)) return { error: `invalid arguments: expected a JSON object, got ${describeType(value)}` }
+  if (!isRecord(value)) return { error: `invalid arguments: expected a JSON object, got ${describeType(value)}` }
   return { args: value }
 }
 

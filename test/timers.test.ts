@@ -4,9 +4,9 @@ import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { withTimeout } from '../src/with-timeout.ts'
+import { withTimeout } from '../src/timers.ts'
 
-const MODULE = fileURLToPath(new URL('../src/with-timeout.ts', import.meta.url))
+const MODULE = fileURLToPath(new URL('../src/timers.ts', import.meta.url))
 
 test('withTimeout: the work settling first wins, with its value or its error', async () => {
   assert.equal(await withTimeout(Promise.resolve('done'), 1_000, () => 'late'), 'done')

@@ -1,0 +1,13 @@
+// Small readers of untrusted values, shared by every module that checks input it did not make
+// (configs, tool registrations, arguments, MCP schemas and results, thrown values).
+
+/** A non-null object that is not an array: what JSON calls an object. */
+export function isRecord (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The message of a thrown value (never its stack, which would leak paths), or a description of it. */
+export function messageOf (thrown: unknown): string {
+  if (thrown instanceof Error) return thrown.message || thrown.name
+  return String(thrown)
+}
