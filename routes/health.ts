@@ -1,5 +1,5 @@
 // Liveness, readiness and metrics: open to orchestrators and scrapers even when keys are configured.
-import type { FastifyInstance } from 'fastify'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 
 const Health = Type.Object({
@@ -13,7 +13,7 @@ const Readiness = Type.Object({
   tools: Type.Integer({ description: 'Registered tools.' })
 }, { description: 'Readiness answer.' })
 
-export default async function healthRoutes (app: FastifyInstance): Promise<void> {
+const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/healthz', {
     config: { public: true },
     schema: { summary: 'Liveness: 200 while the process serves', tags: ['health'], response: { 200: Health } }
@@ -50,3 +50,5 @@ export default async function healthRoutes (app: FastifyInstance): Promise<void>
     return app.metrics.registry.metrics()
   })
 }
+
+export default healthRoutes

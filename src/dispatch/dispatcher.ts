@@ -6,10 +6,9 @@ import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { AvailabilityChecker } from '../availability/checker.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
-import { toolError } from '../registry/tool-result.ts'
 import { HookRegistry } from './hooks.ts'
 import { Pending } from './pending.ts'
-import { finalizeOutcome, type DispatchOutcome, type StepResult } from './outcome.ts'
+import { buildOutcome, failed, type DispatchOutcome, type StepResult } from './outcome.ts'
 import { compose, createCallState, entryOf, type CallState, type DispatchRequest } from './pipeline.ts'
 import { coerceStep } from './steps/coerce-arguments.ts'
 import { postHookStep, preHookStep, transformStep } from './steps/hook-steps.ts'
@@ -117,15 +116,14 @@ export class Dispatcher {
 
   #fault (call: CallState, err: unknown): StepResult {
     call.logger.error({ err, tool: call.request.name }, 'unexpected fault in the dispatch pipeline')
-    const message = 'internal error while running the tool; the gateway log has the details'
-    return { status: 'error', content: toolError(message), message }
+    return failed('error', 'internal error while running the tool; the gateway log has the details')
   }
 
   #finish (call: CallState, result: StepResult): DispatchOutcome {
     const { request, callId } = call
     const base = request.logger ?? this.#logger
     const durationMs = Math.max(0, Math.round(this.#now() - call.startedAt))
-    const outcome = finalizeOutcome(request.name, callId, result, durationMs)
+    const outcome = buildOutcome(request.name, callId, result, durationMs)
     // One line per call. Arguments are untrusted data: only at debug, under one key, where the
     // logger's redaction of secret argument names applies.
     // callId as a field writes the same line as a child logger binding it, without building one;

@@ -3,8 +3,7 @@
 // that throws is logged and ignored, so one faulty plugin never breaks a call.
 import type { Logger } from 'pino'
 import { InvalidToolError } from '../errors.ts'
-
-export type CallStatus = 'ok' | 'error' | 'blocked' | 'timeout' | 'cancelled' | 'invalid'
+import type { CallStatus } from './outcome.ts'
 
 export interface PreToolCallEvent { tool: string, args: Record<string, unknown>, callId: string, sessionId?: string }
 export interface PostToolCallEvent extends PreToolCallEvent { result: string, durationMs: number, status: CallStatus }

@@ -1,29 +1,73 @@
-// What a dispatch returns: the content for the model plus the facts an HTTP layer or an operator
-// needs (status, error code, truncation, duration). Every status maps to one GW_ERR_* code.
+// The dispatch contract, in one place: the statuses a call ends with, the envelope every dispatch
+// answers (one TypeBox schema for validation, serialisation, types and the OpenAPI document), the
+// error code and HTTP status of each failure (from the error registry), and the one builder of
+// envelopes, used by the dispatcher and by the HTTP error handler alike.
+import { Type, type Static } from 'typebox'
 import {
-  BlockedError, CancelledError, InvalidArgumentsError, TimeoutError, ToolFailedError, ToolNotFoundError, ToolUnavailableError
+  BadRequestError, BlockedError, BodyTooLargeError, CancelledError, InternalError, InvalidArgumentsError, NotFoundError,
+  OverloadedError, RateLimitedError, TimeoutError, ToolFailedError, ToolNotFoundError, ToolUnavailableError,
+  UnauthorizedError, UnknownToolsetError, UnsupportedMediaTypeError
 } from '../errors.ts'
-import type { CallStatus } from './hooks.ts'
+import { toolError } from '../registry/tool-result.ts'
 
-export type DispatchStatus = CallStatus | 'unavailable' | 'not_found'
+/** How a call that reached its tool ended: what post_tool_call hooks observe. */
+export const CALL_STATUSES = ['ok', 'error', 'blocked', 'timeout', 'cancelled', 'invalid'] as const
+/** Every status of a dispatch: a call can also end before any tool, unknown or unavailable. */
+export const DISPATCH_STATUSES = [...CALL_STATUSES, 'unavailable', 'not_found'] as const
 
-export interface DispatchOutcome {
-  tool: string
-  callId: string
-  ok: boolean
-  status: DispatchStatus
-  /** The exact string to put in the tool message for the model, also on errors. */
-  content: string
-  truncated: boolean
-  originalLength: number
-  durationMs: number
-  /** Only when ok is false. */
-  error?: { code: string, message: string }
-  /** The HTTP status the contract gives this outcome (API.md). */
-  httpStatus: number
+export type CallStatus = typeof CALL_STATUSES[number]
+export type DispatchStatus = typeof DISPATCH_STATUSES[number]
+export type FailedStatus = Exclude<DispatchStatus, 'ok'>
+
+interface ErrorClass { readonly code: string, readonly statusCode: number }
+
+/** Each failed status, as the error code and HTTP status the contract gives it (API.md). */
+const FAILURES: Readonly<Record<FailedStatus, ErrorClass>> = {
+  error: ToolFailedError,
+  invalid: InvalidArgumentsError,
+  blocked: BlockedError,
+  not_found: ToolNotFoundError,
+  unavailable: ToolUnavailableError,
+  timeout: TimeoutError,
+  cancelled: CancelledError
 }
 
-/** What the steps of the pipeline pass back up before the outcome is finalised. */
+/**
+ * The status an envelope reports for an error raised around the call rather than by it (auth, rate
+ * limit, draining, a bad body), by that error's code. The dispatch failures map to their own status.
+ */
+const STATUS_OF_CODE: ReadonlyMap<string, FailedStatus> = new Map<string, FailedStatus>([
+  ...Object.entries(FAILURES).map(([status, error]) => [error.code, status as FailedStatus] as const),
+  [UnauthorizedError.code, 'blocked'],
+  [NotFoundError.code, 'not_found'],
+  [RateLimitedError.code, 'unavailable'],
+  [OverloadedError.code, 'unavailable'],
+  [InternalError.code, 'error'],
+  [BadRequestError.code, 'invalid'],
+  [BodyTooLargeError.code, 'invalid'],
+  [UnsupportedMediaTypeError.code, 'invalid'],
+  [UnknownToolsetError.code, 'invalid']
+])
+
+export const Envelope = Type.Object({
+  tool: Type.String({ description: 'The tool name the caller asked for.' }),
+  callId: Type.String({ description: 'X-Tool-Call-Id, or one the gateway made up.' }),
+  ok: Type.Boolean({ description: 'True only when the tool ran and reported success.' }),
+  status: Type.Enum([...DISPATCH_STATUSES], { description: 'What happened to the call.' }),
+  content: Type.String({ description: 'The exact string for the tool message to the model, also on errors ({"error": "..."}).' }),
+  truncated: Type.Boolean({ description: 'Whether content was cut to the result size cap.' }),
+  originalLength: Type.Integer({ description: 'Length of the result before truncation, in UTF-16 code units.' }),
+  durationMs: Type.Integer({ description: 'Time spent in the gateway on this call, in ms.' }),
+  error: Type.Optional(Type.Object({
+    code: Type.String({ description: 'GW_ERR_* code of the failure.' }),
+    message: Type.String({ description: 'Why the call failed.' })
+  }, { description: 'Present only when ok is false.' }))
+}, { $id: 'Envelope', description: 'The answer to every dispatch, success or not.' })
+
+/** What a dispatch returns: the envelope, plus the HTTP status the contract gives it (never serialised). */
+export type DispatchOutcome = Static<typeof Envelope> & { httpStatus: number }
+
+/** What the steps of the pipeline pass back up before the outcome is built. */
 export interface StepResult {
   status: DispatchStatus
   content: string
@@ -33,22 +77,21 @@ export interface StepResult {
   originalLength?: number
 }
 
-function codeOf (ErrorClass: new (message: string) => { code: string, statusCode?: number }): { code: string, httpStatus: number } {
-  const sample = new ErrorClass('')
-  return { code: sample.code, httpStatus: sample.statusCode ?? 500 }
+/** A failed step: the model reads `{"error": message}`, and the envelope's error says the same. */
+export function failed (status: FailedStatus, message: string): StepResult {
+  return { status, content: toolError(message), message }
 }
 
-const FAILURES: Record<Exclude<DispatchStatus, 'ok'>, { code: string, httpStatus: number }> = {
-  error: codeOf(ToolFailedError),
-  invalid: codeOf(InvalidArgumentsError),
-  blocked: codeOf(BlockedError),
-  not_found: codeOf(ToolNotFoundError),
-  unavailable: codeOf(ToolUnavailableError),
-  timeout: codeOf(TimeoutError),
-  cancelled: codeOf(CancelledError)
+/** The envelope status for an error raised around a call, by its code (else by its HTTP status). */
+export function statusOfError (code: string, httpStatus: number): FailedStatus {
+  return STATUS_OF_CODE.get(code) ?? (httpStatus >= 500 ? 'error' : 'invalid')
 }
 
-export function finalizeOutcome (tool: string, callId: string, result: StepResult, durationMs: number): DispatchOutcome {
+/**
+ * The one envelope builder. A failed result takes the error code and HTTP status of its status,
+ * unless `raised` names the error that ended the call around it (then its own code and status).
+ */
+export function buildOutcome (tool: string, callId: string, result: StepResult, durationMs: number, raised?: ErrorClass): DispatchOutcome {
   const outcome: DispatchOutcome = {
     tool,
     callId,
@@ -61,9 +104,9 @@ export function finalizeOutcome (tool: string, callId: string, result: StepResul
     httpStatus: 200
   }
   if (result.status !== 'ok') {
-    const failure = FAILURES[result.status]
+    const failure = raised ?? FAILURES[result.status]
     outcome.error = { code: failure.code, message: result.message ?? errorMessageOf(result.content) }
-    outcome.httpStatus = failure.httpStatus
+    outcome.httpStatus = failure.statusCode
   }
   return outcome
 }

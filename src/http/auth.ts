@@ -5,6 +5,7 @@
 // does not exist.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../config/schema.ts'
 import { UnauthorizedError } from '../errors.ts'
 
@@ -18,7 +19,11 @@ export interface Principal {
 interface KnownKey { name: string, digest: Buffer, toolsets?: readonly string[] }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    authenticator: Authenticator
+  }
   interface FastifyRequest {
+    /** Who is calling; undefined on an open gateway (no keys configured) and on public routes. */
     principal?: Principal
   }
   interface FastifyContextConfig {
@@ -64,7 +69,7 @@ export function createAuthenticator (config: GatewayConfig, env: NodeJS.ProcessE
   }
 }
 
-export function authHook (authenticator: Authenticator) {
+function authHook (authenticator: Authenticator) {
   return async function authenticate (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (request.routeOptions.config?.public) return
     const principal = authenticator.authenticate(request.headers.authorization)
@@ -75,3 +80,11 @@ export function authHook (authenticator: Authenticator) {
     request.principal = principal
   }
 }
+
+/** Decorates `app.authenticator` and, when keys are configured, checks every non-public request. */
+export default fp<{ config: GatewayConfig, env?: NodeJS.ProcessEnv }>(async function auth (app, options) {
+  const authenticator = createAuthenticator(options.config, options.env)
+  app.decorate('authenticator', authenticator)
+  app.decorateRequest('principal', undefined)
+  if (authenticator.enabled) app.addHook('onRequest', authHook(authenticator))
+}, { name: 'auth' })

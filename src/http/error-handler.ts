@@ -1,19 +1,11 @@
 // Every error answers JSON: the error body on ordinary routes and the dispatch envelope on
 // dispatch routes (so an agent always has a `content` to hand the model). A 5xx never carries
 // internals: the fault is logged with the request id and the client gets a generic message.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { buildOutcome, failed, statusOfError } from '../dispatch/outcome.ts'
 import { BadRequestError, BodyTooLargeError, InternalError, NotFoundError, UnsupportedMediaTypeError } from '../errors.ts'
-import { toolError } from '../registry/tool-result.ts'
-import type { EnvelopeType } from './schemas.ts'
-
-interface Classified { statusCode: number, code: string, message: string }
-
-/** Code and status from the one error registry, with this message. */
-function as (ErrorClass: new (message: string) => { code: string, statusCode?: number }, message: string): Classified {
-  const { code, statusCode } = new ErrorClass(message)
-  return { statusCode: statusCode ?? 500, code, message }
-}
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -22,13 +14,20 @@ declare module 'fastify' {
   }
 }
 
-function classify (err: FastifyError, request: FastifyRequest, bodyLimit: number): Classified {
-  if (err.validation) return as(BadRequestError, err.message)
+/** An error as the client will see it: a code from the one error registry, its status, a message. */
+interface Refusal { code: string, statusCode: number, message: string }
+
+function refusal (error: { code: string, statusCode: number }, message: string): Refusal {
+  return { code: error.code, statusCode: error.statusCode, message }
+}
+
+function classify (err: FastifyError, request: FastifyRequest, bodyLimit: number): Refusal {
+  if (err.validation) return refusal(BadRequestError, err.message)
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return as(BodyTooLargeError, `request body is larger than the limit of ${bodyLimit} bytes`)
+      return refusal(BodyTooLargeError, `request body is larger than the limit of ${bodyLimit} bytes`)
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return as(UnsupportedMediaTypeError,
+      return refusal(UnsupportedMediaTypeError,
         `send a JSON body with Content-Type: application/json (got ${JSON.stringify(request.headers['content-type'] ?? '')})`)
   }
   const status = err.statusCode ?? 500
@@ -36,39 +35,21 @@ function classify (err: FastifyError, request: FastifyRequest, bodyLimit: number
   if (typeof err.code === 'string' && err.code.startsWith('GW_ERR_') && status !== 500) {
     return { statusCode: status, code: err.code, message: err.message }
   }
-  if (status >= 400 && status < 500) return { ...as(BadRequestError, err.message), statusCode: status }
-  return as(InternalError, `internal error; the gateway log has the details under request id ${request.id}`)
+  if (status >= 400 && status < 500) return { code: BadRequestError.code, statusCode: status, message: err.message }
+  return refusal(InternalError, `internal error; the gateway log has the details under request id ${request.id}`)
 }
 
-const ENVELOPE_STATUS: Record<number, EnvelopeType['status']> = {
-  401: 'blocked', 403: 'blocked', 404: 'not_found', 429: 'unavailable', 503: 'unavailable', 504: 'timeout'
-}
-
-/** The dispatch envelope for a failure that happened before (or around) the tool call. */
-function failureEnvelope (tool: string, callId: string, code: string, message: string, statusCode: number): EnvelopeType {
-  const content = toolError(message)
-  return {
-    tool,
-    callId,
-    ok: false,
-    status: ENVELOPE_STATUS[statusCode] ?? (statusCode >= 500 ? 'error' : 'invalid'),
-    content,
-    truncated: false,
-    originalLength: content.length,
-    durationMs: 0,
-    error: { code, message }
-  }
-}
-
-export function sendError (request: FastifyRequest, reply: FastifyReply, failure: Classified): FastifyReply {
-  // Answers that never reach a route handler (404, and errors before the handler) carry the
-  // request id too; see requestIdAndDraining in app.ts.
+/** Answers a refusal: the dispatch envelope on envelope routes, the error body elsewhere. */
+function sendRefusal (request: FastifyRequest, reply: FastifyReply, failure: Refusal): FastifyReply {
+  // Answers that never reach a route handler (404, errors before the handler) carry the request
+  // id too; see the lifecycle plugin, which sets it on the others.
   reply.header('x-request-id', request.id)
   reply.code(failure.statusCode)
   if (request.routeOptions.config?.envelope) {
     const tool = (request.params as { name?: string } | undefined)?.name ?? ''
     const callId = String(request.headers['x-tool-call-id'] ?? '')
-    return reply.send(failureEnvelope(tool, callId, failure.code, failure.message, failure.statusCode))
+    const { httpStatus: _internal, ...envelope } = buildOutcome(tool, callId, failed(statusOfError(failure.code, failure.statusCode), failure.message), 0, failure)
+    return reply.send(envelope)
   }
   return reply.send({
     statusCode: failure.statusCode,
@@ -78,13 +59,13 @@ export function sendError (request: FastifyRequest, reply: FastifyReply, failure
   })
 }
 
-export function installErrorHandling (app: FastifyInstance, bodyLimit: number): void {
+export default fp<{ bodyLimit: number }>(async function errorHandling (app, options) {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    const failure = classify(err, request, bodyLimit)
+    const failure = classify(err, request, options.bodyLimit)
     if (failure.statusCode >= 500) request.log.error({ err }, 'unexpected fault')
     else request.log.info({ code: failure.code, reason: err.message }, 'request refused')
-    return sendError(request, reply, failure)
+    return sendRefusal(request, reply, failure)
   })
-  app.setNotFoundHandler((request, reply) => sendError(request, reply,
-    as(NotFoundError, `no route ${request.method} ${request.url.split('?')[0]}`)))
-}
+  app.setNotFoundHandler((request, reply) => sendRefusal(request, reply,
+    refusal(NotFoundError, `no route ${request.method} ${request.url.split('?')[0]}`)))
+}, { name: 'error-handling' })

@@ -1,16 +1,22 @@
-// Readiness and draining. Ready once start-up finished; on shutdown the gateway drains: readiness
-// turns 503 and new tool calls are refused with 503 and Retry-After while in-flight ones finish.
-import type { FastifyError, FastifyReply } from 'fastify'
+// Readiness and draining, and the request id on every answer. Ready once start-up finished; on
+// shutdown the gateway drains: readiness turns 503 and new tool calls are refused with 503 and
+// Retry-After while in-flight ones finish.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 import { OverloadedError } from '../errors.ts'
 
 const RETRY_AFTER_SECONDS = '5'
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    lifecycle: Lifecycle
+  }
   interface FastifyContextConfig {
     /** New requests to this route are refused (503, Retry-After) while the gateway drains. */
     refusedWhileDraining?: boolean
   }
 }
+
 export class Lifecycle {
   #ready = false
   #draining = false
@@ -37,7 +43,7 @@ export class Lifecycle {
     this.#draining = true
   }
 
-  /** Counts a tool call in; pair with exactly one `leave()` (try/finally). */
+  /** Counts a tool call in; pair with exactly one `leave()`. */
   enter (): void {
     this.#inFlight++
   }
@@ -58,6 +64,32 @@ export class Lifecycle {
   /** Resolves when no tool call is in flight. */
   idle (): Promise<void> {
     if (this.#inFlight === 0) return Promise.resolve()
-    return new Promise((resolve) => this.#idleWaiters.push(resolve))
+    const { promise, resolve } = Promise.withResolvers<void>()
+    this.#idleWaiters.push(resolve)
+    return promise
   }
 }
+
+/**
+ * The request id goes on every answer, and routes that run tools refuse new calls while the
+ * gateway drains. Each route's handler is wrapped once, when the route is added, rather than by an
+ * onRequest hook run on every request (bench/README.md has what that cost). Answers that never
+ * reach a handler (404, bad bodies, auth, rate limits) get the id from the error handler.
+ */
+function wrapHandlers (app: FastifyInstance, lifecycle: Lifecycle): void {
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler
+    const refusedWhileDraining = route.config?.refusedWhileDraining === true
+    route.handler = function handlerWithRequestId (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+      reply.header('x-request-id', request.id)
+      if (refusedWhileDraining && lifecycle.draining) throw lifecycle.refusal(reply)
+      return handler.call(this, request, reply)
+    }
+  })
+}
+
+export default fp(async function lifecycle (app) {
+  const state = new Lifecycle()
+  app.decorate('lifecycle', state)
+  wrapHandlers(app, state)
+}, { name: 'lifecycle' })

@@ -1,6 +1,7 @@
 // Prometheus metrics of one app, in a registry of its own (several apps may share a process in tests).
 // Tool calls are counted in plain objects and handed to prom-client when /metrics is scraped: its
-// inc/observe hash the label values on every call, which measured ~1 µs per dispatch under load.
+// inc/observe hash the label values on every call, a cost that showed under load (bench/README.md).
+import fp from 'fastify-plugin'
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
 import type { DispatchOutcome } from '../dispatch/outcome.ts'
 
@@ -117,3 +118,13 @@ export function createMetrics (): GatewayMetrics {
     }
   }
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: GatewayMetrics
+  }
+}
+
+export default fp(async function metrics (app) {
+  app.decorate('metrics', createMetrics())
+}, { name: 'metrics' })

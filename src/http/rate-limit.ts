@@ -1,12 +1,12 @@
 // Per-caller rate limiting with @fastify/rate-limit: one budget per API key (per client address on
 // an open gateway), checked after authentication; health, readiness and metrics are exempt. Over
-// the budget a caller gets 429 GW_ERR_RATE_LIMITED with Retry-After.
+// the budget a caller gets 429 GW_ERR_RATE_LIMITED with Retry-After. Off unless a maximum is set.
 import rateLimit from '@fastify/rate-limit'
-import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../config/schema.ts'
 import { RateLimitedError } from '../errors.ts'
 
-export async function installRateLimit (app: FastifyInstance, config: GatewayConfig['http']['rateLimit']): Promise<void> {
+export default fp<GatewayConfig['http']['rateLimit']>(async function rateLimiting (app, config) {
   if (config.max === undefined) return
   await app.register(rateLimit, {
     global: true,
@@ -20,4 +20,4 @@ export async function installRateLimit (app: FastifyInstance, config: GatewayCon
     errorResponseBuilder: (_request, context) =>
       new RateLimitedError(`rate limit of ${context.max} requests per ${config.timeWindowMs} ms reached; retry in ${context.after}`)
   })
-}
+}, { name: 'rate-limit', dependencies: ['auth'] })

@@ -18,8 +18,8 @@ export interface ToolsetCatalogOptions {
 }
 
 export interface ToolsetSelection {
-  enabled?: string[]
-  disabled?: string[]
+  enabled?: readonly string[]
+  disabled?: readonly string[]
 }
 
 export type ToolsetKind = 'builtin' | 'custom' | 'registry'

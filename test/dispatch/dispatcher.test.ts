@@ -10,7 +10,7 @@ import { toolError, toolResult } from '../../src/registry/tool-result.ts'
 import type { RegisterOptions, ToolContext } from '../../src/registry/types.ts'
 import { DEFAULT_DISPATCH_LIMITS, Dispatcher, type DispatcherOptions } from '../../src/dispatch/dispatcher.ts'
 import type { PostToolCallEvent } from '../../src/dispatch/hooks.ts'
-import { finalizeOutcome, type DispatchOutcome } from '../../src/dispatch/outcome.ts'
+import type { DispatchOutcome } from '../../src/dispatch/outcome.ts'
 import type { DispatchRequest } from '../../src/dispatch/pipeline.ts'
 
 type LogLine = Record<string, unknown>
@@ -779,33 +779,4 @@ test('durationMs is the injected clock\'s elapsed time, rounded; a clock going b
   add('back', { handler: () => { clock -= 100; return '"x"' } })
   assert.equal((await dispatch({ name: 'tick', args: {} })).durationMs, 8)
   assert.equal((await dispatch({ name: 'back', args: {} })).durationMs, 0)
-})
-
-test('every status maps to its code and HTTP status', () => {
-  const expected: Record<string, [string | undefined, number]> = {
-    ok: [undefined, 200],
-    error: ['GW_ERR_TOOL_FAILED', 200],
-    invalid: ['GW_ERR_INVALID_ARGUMENTS', 400],
-    blocked: ['GW_ERR_BLOCKED', 403],
-    not_found: ['GW_ERR_TOOL_NOT_FOUND', 404],
-    unavailable: ['GW_ERR_TOOL_UNAVAILABLE', 503],
-    timeout: ['GW_ERR_TIMEOUT', 504],
-    cancelled: ['GW_ERR_CANCELLED', 499]
-  }
-  for (const [status, [code, httpStatus]] of Object.entries(expected)) {
-    const outcome = finalizeOutcome('t', 'c', { status: status as DispatchOutcome['status'], content: '{"error":"why"}' }, 3)
-    assert.equal(outcome.error?.code, code, status)
-    assert.equal(outcome.httpStatus, httpStatus, status)
-    assert.equal(outcome.ok, status === 'ok')
-    if (code) assert.equal(outcome.error!.message, 'why')
-  }
-})
-
-test('finalizeOutcome: an explicit message wins; a non-JSON content becomes the message, capped', () => {
-  assert.equal(finalizeOutcome('t', 'c', { status: 'error', content: '{"error":"a"}', message: 'b' }, 0).error!.message, 'b')
-  const raw = finalizeOutcome('t', 'c', { status: 'error', content: 'p'.repeat(5_000) }, 0)
-  assert.equal(raw.error!.message.length, 2_000)
-  const truncated = finalizeOutcome('t', 'c', { status: 'ok', content: 'abc', truncated: true, originalLength: 900 }, 0)
-  assert.equal(truncated.truncated, true)
-  assert.equal(truncated.originalLength, 900)
 })

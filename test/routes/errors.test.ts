@@ -41,12 +41,21 @@ test('malformed JSON and proto-poisoned bodies are 400 with a readable content',
   assert.equal(broken.statusCode, 400)
   assert.equal(broken.json().error.code, 'GW_ERR_BAD_REQUEST')
   assert.match(JSON.parse(broken.json().content).error, /not valid JSON/)
-  for (const payload of ['{"__proto__": {"polluted": true}}', '{"constructor": {"prototype": {"polluted": true}}}']) {
+  // The escaped spelling is the same key once parsed.
+  for (const payload of ['{"__proto__": {"polluted": true}}', '{"constructor": {"prototype": {"polluted": true}}}', '{"\\u005f_proto__": {"polluted": true}}']) {
     const res = await app.inject({ method: 'POST', url: '/dispatch/echo', headers: { 'content-type': 'application/json' }, payload })
     assert.equal(res.statusCode, 400, payload)
     assert.match(res.json().error.message, /forbidden "__proto__" or "constructor"/)
   }
   assert.equal(({} as Record<string, unknown>).polluted, undefined)
+  // The words in a value, or a JSON string of arguments, are no poisoning; null is JSON, but not arguments.
+  for (const payload of ['"{\\"text\\": \\"hi\\"}"', '{"text": "a \\"__proto__\\" in a value"}']) {
+    const res = await app.inject({ method: 'POST', url: '/dispatch/echo', headers: { 'content-type': 'application/json' }, payload })
+    assert.equal(res.statusCode, 200, `${payload}: ${res.body}`)
+  }
+  const nothing = await app.inject({ method: 'POST', url: '/dispatch/echo', headers: { 'content-type': 'application/json' }, payload: 'null' })
+  assert.equal(nothing.statusCode, 400)
+  assert.match(nothing.json().error.message, /body must be object/)
 })
 
 test('a validation error on an ordinary route is a JSON 400', async (t) => {

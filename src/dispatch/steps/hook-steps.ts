@@ -1,9 +1,7 @@
 // The three hook points of a call as pipeline steps: veto before, observe and transform after.
-import { toolError } from '../../registry/tool-result.ts'
 import type { HookRegistry } from '../hooks.ts'
 import { afterOutput, entryOf, type CallState, type Step } from '../pipeline.ts'
-import type { DispatchStatus } from '../outcome.ts'
-import type { CallStatus } from '../hooks.ts'
+import { CALL_STATUSES, failed, type CallStatus, type DispatchStatus } from '../outcome.ts'
 
 function baseEvent (call: CallState) {
   return { tool: entryOf(call).name, args: call.args, callId: call.callId, sessionId: call.request.sessionId }
@@ -16,12 +14,12 @@ export function preHookStep (hooks: HookRegistry): Step {
     return hooks.runPre(baseEvent(call), call.logger).then((block) => {
       if (block === undefined) return next(call)
       call.logger.info({ owner: block.owner }, 'tool call blocked by a pre_tool_call hook')
-      return { status: 'blocked', content: toolError(block.message), message: block.message }
+      return failed('blocked', block.message)
     })
   }
 }
 
-const OBSERVED = new Set<DispatchStatus>(['ok', 'error', 'blocked', 'timeout', 'cancelled', 'invalid'])
+const OBSERVED: ReadonlySet<DispatchStatus> = new Set(CALL_STATUSES)
 
 /** post_tool_call: observes every call that reached the tool (status and duration included). */
 export function postHookStep (hooks: HookRegistry, now: () => number): Step {

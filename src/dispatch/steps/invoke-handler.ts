@@ -2,11 +2,11 @@
 // caller's signal fires (disconnect, shutdown). A handler that ignores its signal cannot hold the
 // call: the outcome is decided when the signal fires, and whatever the handler returns later is
 // discarded and logged.
-import { toolError, isErrorResult } from '../../registry/tool-result.ts'
+import { isErrorResult } from '../../registry/tool-result.ts'
 import type { Logger } from 'pino'
 import type { ToolContext, ToolEntry } from '../../registry/types.ts'
 import { entryOf, type CallState, type Step } from '../pipeline.ts'
-import type { StepResult } from '../outcome.ts'
+import { failed, type StepResult } from '../outcome.ts'
 import type { Cancellation } from '../cancellation.ts'
 import { Pending } from '../pending.ts'
 import { DeadlineTimer, type Deadline } from '../deadlines.ts'
@@ -40,8 +40,7 @@ export function sanitizeError (error: unknown): string {
 
 function fromValue (entry: ToolEntry, value: unknown): StepResult {
   if (typeof value !== 'string') {
-    const message = `Tool ${entry.name} returned ${typeName(value)} instead of a string (handlers must return a string, e.g. toolResult(data))`
-    return { status: 'error', content: toolError(message), message }
+    return failed('error', `Tool ${entry.name} returned ${typeName(value)} instead of a string (handlers must return a string, e.g. toolResult(data))`)
   }
   return { status: isErrorResult(value) ? 'error' : 'ok', content: value }
 }
@@ -134,12 +133,12 @@ class HandlerRun implements ToolContext {
 
   #timedOut (): void {
     const message = `Tool ${this.#entry.name} timed out after ${this.#timeoutMs} ms`
-    this.#abort(new DOMException(message, 'TimeoutError'), { status: 'timeout', content: toolError(message), message })
+    this.#abort(new DOMException(message, 'TimeoutError'), failed('timeout', message))
   }
 
   #cancelled (reason: unknown): void {
     const message = `Tool ${this.#entry.name} was cancelled: the caller went away or the gateway is shutting down`
-    this.#abort(reason, { status: 'cancelled', content: toolError(message), message })
+    this.#abort(reason, failed('cancelled', message))
   }
 
   #reportLate (late: Promise<unknown>): void {
@@ -157,7 +156,7 @@ export function invokeStep (options: InvokeOptions): Step {
     const callerSignal = call.request.signal
     const cancellation = call.request.cancellation
     if (callerSignal?.aborted || cancellation?.cancelled) {
-      return { status: 'cancelled', content: toolError('The call was cancelled before it started'), message: 'cancelled before start' }
+      return failed('cancelled', 'The call was cancelled before it started')
     }
     const timeoutMs = Math.min(options.timeoutOf(call), MAX_TIMER_MS)
     const answer = new Pending()
@@ -168,6 +167,5 @@ export function invokeStep (options: InvokeOptions): Step {
 
 function thrown (call: CallState, error: unknown): StepResult {
   call.logger.warn({ err: error }, 'tool handler threw')
-  const message = sanitizeError(error)
-  return { status: 'error', content: toolError(message), message }
+  return failed('error', sanitizeError(error))
 }

@@ -1,5 +1,5 @@
 // Accepts the arguments as an object or as the JSON string a model emits; anything else is invalid.
-import { toolError } from '../../registry/tool-result.ts'
+import { failed } from '../outcome.ts'
 import type { Step } from '../pipeline.ts'
 import { isRecord } from '../../objects.ts'
 
@@ -27,7 +27,7 @@ export function parseArguments (raw: unknown): { args: Record<string, unknown> }
 
 export const parseStep: Step = function parse (call, next) {
   const parsed = parseArguments(call.request.args)
-  if ('error' in parsed) return { status: 'invalid', content: toolError(parsed.error), message: parsed.error }
+  if ('error' in parsed) return failed('invalid', parsed.error)
   call.args = parsed.args
   return next(call)
 }

@@ -1,5 +1,5 @@
 // Validates the coerced arguments; the error names every failing path so the model can correct itself.
-import { toolError } from '../../registry/tool-result.ts'
+import { failed } from '../outcome.ts'
 import { entryOf, type Step } from '../pipeline.ts'
 import { validateArguments } from '../validate.ts'
 
@@ -8,12 +8,10 @@ export const validateStep: Step = function validate (call, next) {
   const result = validateArguments(call.args, entry.schema.parameters, entry.origin.kind !== 'mcp')
   if (!result.valid && result.schemaBroken) {
     call.logger.error({ reason: result.message }, 'tool schema does not compile')
-    const message = `Tool ${entry.name} is unavailable: ${result.message}`
-    return { status: 'unavailable', content: toolError(message), message }
+    return failed('unavailable', `Tool ${entry.name} is unavailable: ${result.message}`)
   }
   if (!result.valid) {
-    const message = `${result.message} (tool ${entry.name})`
-    return { status: 'invalid', content: toolError(message), message }
+    return failed('invalid', `${result.message} (tool ${entry.name})`)
   }
   return next(call)
 }
