@@ -62,11 +62,6 @@ function compile (schema: JsonSchema, trusted: boolean): ValidateFunction | Erro
   return validator
 }
 
-/** Compiles ahead of the first call, so that cost stays out of the hot path. */
-export function precompile (schema: JsonSchema, trusted = true): void {
-  compile(schema, trusted)
-}
-
 function describe (error: ErrorObject): { path: string, text: string } {
   const base = error.instancePath === '' ? '' : error.instancePath
   if (error.keyword === 'required') {

@@ -130,8 +130,7 @@ export class ToolRegistry extends EventEmitter<{ change: [RegistryChange] }> {
     this.#commit({ tools: current.tools, toolsetChecks: current.toolsetChecks, aliases }, { type: 'alias', alias, toolset })
   }
 
-  // ---- query helpers: safe look-ups that return undefined or a default, never throw ----
-
+  /** The tool registered under `name` now, if any. */
   getEntry (name: string): ToolEntry | undefined {
     return this.#snapshot.tools.get(name)
   }
@@ -139,30 +138,6 @@ export class ToolRegistry extends EventEmitter<{ change: [RegistryChange] }> {
   /** Every registered tool name, sorted. */
   getAllToolNames (): string[] {
     return [...this.#snapshot.tools.keys()].sort()
-  }
-
-  /** The static schema, whatever the tool's availability (for introspection and size estimates). */
-  getSchema (name: string): ToolEntry['schema'] | undefined {
-    return this.#snapshot.tools.get(name)?.schema
-  }
-
-  getToolsetForTool (name: string): string | undefined {
-    return this.#snapshot.tools.get(name)?.toolset
-  }
-
-  getEmoji (name: string, fallback = DEFAULT_EMOJI): string {
-    return this.#snapshot.tools.get(name)?.emoji || fallback
-  }
-
-  getMaxResultSize (name: string, fallback = DEFAULT_MAX_RESULT_SIZE_CHARS): number {
-    return this.#snapshot.tools.get(name)?.maxResultSizeChars ?? fallback
-  }
-
-  /** tool name → toolset tag, in name order. */
-  getToolToToolsetMap (): Record<string, string> {
-    const map: Record<string, string> = {}
-    for (const name of this.getAllToolNames()) map[name] = this.#snapshot.tools.get(name)!.toolset
-    return map
   }
 
   // ---- internals ----

@@ -2,22 +2,16 @@
 // step and the lazy call logger see it: the handler's signal still fires with the same reason.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { pino } from 'pino'
 import { Cancellation } from '../../src/dispatch/cancellation.ts'
 import { createCallState } from '../../src/dispatch/pipeline.ts'
 import { invokeStep } from '../../src/dispatch/steps/invoke-handler.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import type { ToolContext, ToolHandler } from '../../src/registry/types.ts'
-
-function captureLogger () {
-  const lines: Array<Record<string, unknown>> = []
-  const logger = pino({ level: 'trace' }, { write: (line: string) => { lines.push(JSON.parse(line)) } })
-  return { logger, lines }
-}
+import { captureLogger } from '../helpers/logger.ts'
 
 function callFor (handler: ToolHandler, cancellation?: Cancellation) {
   const entry = new ToolRegistry().register({ name: 'probe', toolset: 'testing', schema: { parameters: { type: 'object' } }, handler })
-  const { logger, lines } = captureLogger()
+  const { logger, lines } = captureLogger('trace')
   const call = createCallState({ name: 'probe', args: {}, cancellation }, 'call_test', 0, logger)
   call.entry = entry
   return { call, lines }
@@ -100,7 +94,7 @@ test('invoke: the handler context exposes a real signal and the call logger, bui
   await invoke(call, neverNext)
   assert.ok(ctx?.signal instanceof AbortSignal)
   assert.equal(ctx?.logger, call.logger)
-  const line = lines.find((l) => l.msg === 'from the handler')
+  const line = lines().find((l) => l.msg === 'from the handler')
   assert.equal(line?.callId, 'call_test')
   assert.equal(line?.tool, 'probe')
 })

@@ -3,7 +3,6 @@
 // cancellation, result checks, truncation, outcome mapping, and the promise never to throw.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { pino } from 'pino'
 import { AvailabilityChecker } from '../../src/availability/checker.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import { toolError, toolResult } from '../../src/registry/tool-result.ts'
@@ -12,32 +11,7 @@ import { DEFAULT_DISPATCH_LIMITS, Dispatcher, type DispatcherOptions } from '../
 import type { PostToolCallEvent } from '../../src/dispatch/hooks.ts'
 import type { DispatchOutcome } from '../../src/dispatch/outcome.ts'
 import type { DispatchRequest } from '../../src/dispatch/pipeline.ts'
-
-type LogLine = Record<string, unknown>
-
-/** A real pino logger whose lines are kept; `waitFor` resolves when a matching line is written. */
-function captureLogger () {
-  const lines: LogLine[] = []
-  const waiters: Array<{ match: (line: LogLine) => boolean, resolve: (line: LogLine) => void }> = []
-  const stream = {
-    write (text: string) {
-      const line = JSON.parse(text) as LogLine
-      lines.push(line)
-      for (const waiter of [...waiters]) {
-        if (waiter.match(line)) {
-          waiters.splice(waiters.indexOf(waiter), 1)
-          waiter.resolve(line)
-        }
-      }
-    }
-  }
-  const waitFor = (match: (line: LogLine) => boolean): Promise<LogLine> => {
-    const found = lines.find(match)
-    if (found) return Promise.resolve(found)
-    return new Promise((resolve) => waiters.push({ match, resolve }))
-  }
-  return { logger: pino({ level: 'trace' }, stream), lines, waitFor }
-}
+import { captureLogger } from '../helpers/logger.ts'
 
 const STATUSES = ['ok', 'error', 'blocked', 'timeout', 'cancelled', 'invalid', 'unavailable', 'not_found']
 
@@ -61,7 +35,7 @@ function assertWellFormed (outcome: DispatchOutcome, request: DispatchRequest): 
 
 function setup (options: Partial<Omit<DispatcherOptions, 'registry' | 'availability' | 'logger'>> = {}) {
   const registry = new ToolRegistry()
-  const captured = captureLogger()
+  const captured = captureLogger('trace')
   const availability = new AvailabilityChecker()
   const dispatcher = new Dispatcher({ registry, availability, logger: captured.logger, ...options })
   const dispatch = async (request: DispatchRequest): Promise<DispatchOutcome> => {
@@ -245,7 +219,7 @@ test('a pre_tool_call block vetoes: blocked, 403, the hook\'s message as {"error
   assert.equal(outcome.error!.message, 'rm is not allowed here')
   assert.equal(outcome.content, '{"error":"rm is not allowed here"}')
   assert.equal(tool.calls.length, 0)
-  assert.ok(lines.some((line) => line.msg === 'tool call blocked by a pre_tool_call hook' && line.owner === 'policy'))
+  assert.ok(lines().some((line) => line.msg === 'tool call blocked by a pre_tool_call hook' && line.owner === 'policy'))
 })
 
 test('pre_tool_call hooks see the coerced arguments, callId and sessionId', async () => {
@@ -278,7 +252,7 @@ test('a throwing pre_tool_call hook is logged and ignored', async () => {
   const outcome = await dispatch({ name: 'echo', args: {} })
   assert.equal(outcome.status, 'ok')
   assert.equal(tool.calls.length, 1)
-  const fault = lines.find((line) => line.msg === 'hook threw; ignored')
+  const fault = lines().find((line) => line.msg === 'hook threw; ignored')
   assert.ok(fault)
   assert.equal(fault.owner, 'buggy-plugin')
   assert.equal((fault.err as { message: string }).message, 'plugin bug')
@@ -317,7 +291,7 @@ test('the handler gets an AbortSignal, the callId, the sessionId, a child logger
   assert.equal(ctx.callId, 'call_abc')
   assert.equal(ctx.sessionId, 'session-7')
   assert.equal(ctx.config, config)
-  const line = lines.find((l) => l.marker === 'from-handler')
+  const line = lines().find((l) => l.marker === 'from-handler')
   assert.ok(line, 'the handler logged through ctx.logger')
   assert.equal(line.callId, 'call_abc')
   assert.equal(line.tool, 'ctx')
@@ -531,7 +505,7 @@ test('a throwing post_tool_call hook does not change the outcome', async () => {
   dispatcher.hooks.add('post_tool_call', () => { throw new Error('observer down') })
   const outcome = await dispatch({ name: 'echo', args: {} })
   assert.equal(outcome.status, 'ok')
-  assert.ok(lines.some((line) => line.msg === 'hook threw; ignored' && line.hook === 'post_tool_call'))
+  assert.ok(lines().some((line) => line.msg === 'hook threw; ignored' && line.hook === 'post_tool_call'))
 })
 
 test('transform_tool_result: the first string replaces the result; non-strings are ignored; post hooks saw the original', async () => {
@@ -686,7 +660,7 @@ test('a throwing handler: error with the message only, no stack trace, capped at
   }
   assert.equal((await dispatch({ name: 'throws_string', args: {} })).content, '{"error":"just a string"}')
   // The stack is for the operator's log, not for the model.
-  assert.ok(lines.some((line) => line.msg === 'tool handler threw' && String((line.err as { stack?: string }).stack).includes('    at ')))
+  assert.ok(lines().some((line) => line.msg === 'tool handler threw' && String((line.err as { stack?: string }).stack).includes('    at ')))
 })
 
 test('a {"error": ...} result string: ok false, status error, 200, GW_ERR_TOOL_FAILED', async () => {
@@ -754,7 +728,7 @@ test('dispatch never throws: a registry whose snapshot() throws gives an error o
   assert.equal(outcome.error!.message, 'internal error while running the tool; the gateway log has the details')
   assert.equal(errorField(outcome.content), outcome.error!.message)
   assert.equal(outcome.content.includes('secret'), false)
-  const fault = lines.find((line) => line.msg === 'unexpected fault in the dispatch pipeline')
+  const fault = lines().find((line) => line.msg === 'unexpected fault in the dispatch pipeline')
   assert.ok(fault)
   assert.equal(fault.level, 50)
   assert.equal(fault.tool, 'anything')

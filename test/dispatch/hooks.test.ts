@@ -1,15 +1,8 @@
 // Tests of HookRegistry alone: registration checks, order, the block directive, faulty hooks, transforms.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { pino } from 'pino'
 import { HOOK_NAMES, HookRegistry, type HookName, type PostToolCallEvent, type PreToolCallEvent } from '../../src/dispatch/hooks.ts'
-
-/** A real pino logger whose JSON lines are kept for inspection. */
-function captureLogger () {
-  const lines: Array<Record<string, unknown>> = []
-  const logger = pino({ level: 'trace' }, { write: (line: string) => { lines.push(JSON.parse(line)) } })
-  return { logger, lines }
-}
+import { captureLogger } from '../helpers/logger.ts'
 
 const EVENT: PreToolCallEvent = { tool: 'echo', args: { text: 'hi' }, callId: 'call_1', sessionId: 's1' }
 const POST: PostToolCallEvent = { ...EVENT, result: '"hi"', durationMs: 3, status: 'ok' }
@@ -43,12 +36,12 @@ test('has() tells whether a hook point has hooks', () => {
 })
 
 test('runPre: no hooks, no verdict', async () => {
-  const { logger } = captureLogger()
+  const { logger } = captureLogger('trace')
   assert.equal(await new HookRegistry().runPre(EVENT, logger), undefined)
 })
 
 test('runPre: hooks run in registration order with the event; the first block wins', async () => {
-  const { logger } = captureLogger()
+  const { logger } = captureLogger('trace')
   const hooks = new HookRegistry()
   const seen: string[] = []
   hooks.add('pre_tool_call', (event) => { seen.push(`a:${event.tool}:${String(event.args.text)}`) }, 'a')
@@ -59,7 +52,7 @@ test('runPre: hooks run in registration order with the event; the first block wi
 })
 
 test('runPre: malformed directives are ignored', async () => {
-  const { logger } = captureLogger()
+  const { logger } = captureLogger('trace')
   const malformed: unknown[] = [
     { action: 'block' },
     { action: 'block', message: '' },
@@ -82,7 +75,7 @@ test('runPre: malformed directives are ignored', async () => {
 })
 
 test('runPre: a malformed directive does not stop a later valid one', async () => {
-  const { logger } = captureLogger()
+  const { logger } = captureLogger('trace')
   const hooks = new HookRegistry()
   hooks.add('pre_tool_call', () => ({ action: 'block' }), 'first')
   hooks.add('pre_tool_call', () => ({ action: 'block', message: 'really' }), 'second')
@@ -90,13 +83,13 @@ test('runPre: a malformed directive does not stop a later valid one', async () =
 })
 
 test('runPre: a throwing or rejecting hook is logged and ignored; the next hooks still run', async () => {
-  const { logger, lines } = captureLogger()
+  const { logger, lines } = captureLogger('trace')
   const hooks = new HookRegistry()
   hooks.add('pre_tool_call', () => { throw new Error('sync boom') }, 'sync-plugin')
   hooks.add('pre_tool_call', async () => { throw new Error('async boom') }, 'async-plugin')
   hooks.add('pre_tool_call', () => ({ action: 'block', message: 'third says no' }), 'third')
   assert.deepEqual(await hooks.runPre(EVENT, logger), { message: 'third says no', owner: 'third' })
-  const faults = lines.filter((line) => line.msg === 'hook threw; ignored')
+  const faults = lines().filter((line) => line.msg === 'hook threw; ignored')
   assert.deepEqual(faults.map((line) => line.owner), ['sync-plugin', 'async-plugin'])
   assert.deepEqual(faults.map((line) => line.hook), ['pre_tool_call', 'pre_tool_call'])
   assert.deepEqual(faults.map((line) => (line.err as { message: string }).message), ['sync boom', 'async boom'])
@@ -104,7 +97,7 @@ test('runPre: a throwing or rejecting hook is logged and ignored; the next hooks
 })
 
 test('runPost: every hook runs in order with the event, even after one throws', async () => {
-  const { logger, lines } = captureLogger()
+  const { logger, lines } = captureLogger('trace')
   const hooks = new HookRegistry()
   const seen: PostToolCallEvent[] = []
   hooks.add('post_tool_call', (event) => { seen.push(event) })
@@ -112,11 +105,11 @@ test('runPost: every hook runs in order with the event, even after one throws', 
   hooks.add('post_tool_call', async (event) => { seen.push(event) })
   assert.equal(await hooks.runPost(POST, logger), undefined)
   assert.deepEqual(seen, [POST, POST])
-  assert.equal(lines.filter((line) => line.msg === 'hook threw; ignored' && line.owner === 'broken').length, 1)
+  assert.equal(lines().filter((line) => line.msg === 'hook threw; ignored' && line.owner === 'broken').length, 1)
 })
 
 test('runPost: an async hook is awaited before runPost resolves', async () => {
-  const { logger } = captureLogger()
+  const { logger } = captureLogger('trace')
   const hooks = new HookRegistry()
   let done = false
   hooks.add('post_tool_call', async () => { await new Promise<void>((resolve) => setImmediate(resolve)); done = true })
@@ -125,7 +118,7 @@ test('runPost: an async hook is awaited before runPost resolves', async () => {
 })
 
 test('runTransform: the first string wins; non-strings are ignored', async () => {
-  const { logger } = captureLogger()
+  const { logger } = captureLogger('trace')
   const hooks = new HookRegistry()
   const seen: string[] = []
   hooks.add('transform_tool_result', () => { seen.push('object'); return { result: 'not a string' } })
@@ -139,31 +132,31 @@ test('runTransform: the first string wins; non-strings are ignored', async () =>
 })
 
 test('runTransform: an empty string is a valid replacement', async () => {
-  const { logger } = captureLogger()
+  const { logger } = captureLogger('trace')
   const hooks = new HookRegistry()
   hooks.add('transform_tool_result', () => '')
   assert.equal(await hooks.runTransform({ ...EVENT, result: 'raw', status: 'ok' }, logger), '')
 })
 
 test('runTransform: no string at all, or a throwing hook, leaves the result', async () => {
-  const { logger, lines } = captureLogger()
+  const { logger, lines } = captureLogger('trace')
   const hooks = new HookRegistry()
   hooks.add('transform_tool_result', () => { throw new Error('bad transform') }, 'bad')
   hooks.add('transform_tool_result', () => null)
   assert.equal(await hooks.runTransform({ ...EVENT, result: 'raw', status: 'error' }, logger), undefined)
-  assert.equal(lines.filter((line) => line.hook === 'transform_tool_result' && line.owner === 'bad').length, 1)
+  assert.equal(lines().filter((line) => line.hook === 'transform_tool_result' && line.owner === 'bad').length, 1)
 })
 
 test('hooks default to the owner "anonymous" in the log', async () => {
-  const { logger, lines } = captureLogger()
+  const { logger, lines } = captureLogger('trace')
   const hooks = new HookRegistry()
   hooks.add('pre_tool_call', () => { throw new Error('x') })
   await hooks.runPre(EVENT, logger)
-  assert.equal(lines[0].owner, 'anonymous')
+  assert.equal(lines()[0].owner, 'anonymous')
 })
 
 test('removeOwner drops every hook of that owner at each hook point and keeps the others in order', async () => {
-  const { logger } = captureLogger()
+  const { logger } = captureLogger('trace')
   const hooks = new HookRegistry()
   const seen: string[] = []
   hooks.add('pre_tool_call', () => { seen.push('keep-1') }, 'keeper')
@@ -182,7 +175,7 @@ test('removeOwner drops every hook of that owner at each hook point and keeps th
 })
 
 test('removeOwner during a run does not disturb the hooks being iterated', async () => {
-  const { logger } = captureLogger()
+  const { logger } = captureLogger('trace')
   const hooks = new HookRegistry()
   const seen: string[] = []
   hooks.add('post_tool_call', () => { seen.push('a'); hooks.removeOwner('b') }, 'a')

@@ -2,7 +2,6 @@
 // entryOf and the outcome mapping the steps feed.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { pino } from 'pino'
 import { AvailabilityChecker } from '../../src/availability/checker.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import type { RegisterOptions, ToolContext, ToolEntry } from '../../src/registry/types.ts'
@@ -16,12 +15,7 @@ import { lookupStep } from '../../src/dispatch/steps/lookup.ts'
 import { parseArguments, parseStep } from '../../src/dispatch/steps/parse-arguments.ts'
 import { truncateStep } from '../../src/dispatch/steps/truncate-result.ts'
 import { validateStep } from '../../src/dispatch/steps/validate-arguments.ts'
-
-function captureLogger () {
-  const lines: Array<Record<string, unknown>> = []
-  const logger = pino({ level: 'trace' }, { write: (line: string) => { lines.push(JSON.parse(line)) } })
-  return { logger, lines }
-}
+import { captureLogger } from '../helpers/logger.ts'
 
 const PARAMETERS = {
   type: 'object',
@@ -40,7 +34,7 @@ function makeEntry (overrides: Partial<RegisterOptions> = {}): ToolEntry {
 }
 
 function makeCall (request: Partial<DispatchRequest> = {}, state: Partial<CallState> = {}) {
-  const captured = captureLogger()
+  const captured = captureLogger('trace')
   const call: CallState = {
     request: { name: 'probe', args: {}, ...request },
     callId: 'call_test',
@@ -142,14 +136,14 @@ test('lookup: a found, available tool is set on the call, the logger gains its n
   const registry = new ToolRegistry()
   const entry = registry.register({ ...baseOptions(), checkFn: () => true })
   const step = lookupStep(() => registry.snapshot(), new AvailabilityChecker())
-  const { logger, lines } = captureLogger()
+  const { logger, lines } = captureLogger('trace')
   const call = createCallState({ name: 'probe', args: {} }, 'call_test', 0, logger)
   call.logger.info('before the lookup')
   const next = nextStub(OK, () => call.logger.info('inside'))
   assert.equal(await step(call, next), OK)
   assert.equal(call.entry, entry)
   assert.equal(next.calls, 1)
-  assert.deepEqual(lines.map((line) => [line.msg, line.callId, line.tool]), [['before the lookup', 'call_test', undefined], ['inside', 'call_test', 'probe']])
+  assert.deepEqual(lines().map((line) => [line.msg, line.callId, line.tool]), [['before the lookup', 'call_test', undefined], ['inside', 'call_test', 'probe']])
 })
 
 function baseOptions (): RegisterOptions {
@@ -264,7 +258,7 @@ test('pre hook step: no hooks → next; a block → blocked with the message, ne
   assert.deepEqual(result, { status: 'blocked', content: '{"error":"not today"}', message: 'not today' })
   assert.equal(blockedNext.calls, 0)
   assert.deepEqual(events, [{ tool: 'probe', args: { n: 1 }, callId: 'call_test', sessionId: 's9' }])
-  assert.ok(lines.some((line) => line.msg === 'tool call blocked by a pre_tool_call hook' && line.owner === 'guard'))
+  assert.ok(lines().some((line) => line.msg === 'tool call blocked by a pre_tool_call hook' && line.owner === 'guard'))
 })
 
 test('pre hook step: a hook that lets the call through → next answers', async () => {
@@ -426,7 +420,7 @@ test('invoke step: a throw becomes an error with the message only', async () => 
   const { call, lines } = makeCall({}, { entry })
   const result = await invokeStep({ timeoutOf: () => 1_000, config: undefined })(call, nextStub())
   assert.deepEqual(result, { status: 'error', content: '{"error":"disk full"}', message: 'disk full' })
-  assert.ok(lines.some((line) => line.msg === 'tool handler threw'))
+  assert.ok(lines().some((line) => line.msg === 'tool handler threw'))
 })
 
 test('invoke step: the timeout aborts the handler signal and answers timeout', async (t) => {

@@ -8,22 +8,42 @@ export interface CapturedLogger {
   stream: Writable
   lines: () => Array<Record<string, unknown>>
   text: () => string
+  /** Resolves with the first line, already written or still to come, that `match` accepts. */
+  waitFor: (match: (line: Record<string, unknown>) => boolean) => Promise<Record<string, unknown>>
 }
+
+type Line = Record<string, unknown>
 
 export function captureLogger (level: pino.LevelWithSilent = 'debug'): CapturedLogger {
   const chunks: string[] = []
+  const waiters = new Set<{ match: (line: Line) => boolean, resolve: (line: Line) => void }>()
   const stream = new Writable({
     write (chunk, _encoding, done) {
-      chunks.push(chunk.toString())
+      const text = chunk.toString()
+      chunks.push(text)
+      for (const waiter of waiters) {
+        const line = text.split('\n').filter(Boolean).map((one: string) => JSON.parse(one) as Line).find(waiter.match)
+        if (line === undefined) continue
+        waiters.delete(waiter)
+        waiter.resolve(line)
+      }
       done()
     }
   })
   const logger = pino({ level }, stream)
   const text = (): string => chunks.join('')
+  const lines = (): Line[] => text().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Line)
   return {
     logger,
     stream,
     text,
-    lines: () => text().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+    lines,
+    waitFor (match) {
+      const found = lines().find(match)
+      if (found !== undefined) return Promise.resolve(found)
+      const { promise, resolve } = Promise.withResolvers<Line>()
+      waiters.add({ match, resolve })
+      return promise
+    }
   }
 }

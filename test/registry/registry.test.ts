@@ -68,9 +68,9 @@ test('same name in a different toolset is refused unless override, which logs a 
     assert.match(err.message, /toolset "file".*already has it; pass override: true/)
     return true
   })
-  assert.equal(registry.getToolsetForTool('echo'), 'file', 'a refused registration changes nothing')
+  assert.equal(registry.getEntry('echo')?.toolset, 'file', 'a refused registration changes nothing')
   registry.register(fixtureTool('echo', { toolset: 'web', override: true }))
-  assert.equal(registry.getToolsetForTool('echo'), 'web')
+  assert.equal(registry.getEntry('echo')?.toolset, 'web')
   assert.ok(lines().some((l) => l.msg === 'tool overridden' && l.from === 'file' && l.to === 'web'))
 })
 
@@ -91,7 +91,7 @@ test('a plugin may override only with the operator opt-in', () => {
     /plugin "rogue" cannot override "echo".*allowToolOverride/)
   const allowed = { kind: 'plugin' as const, plugin: 'trusted', allowToolOverride: true }
   registry.register(fixtureTool('echo', { toolset: 'trusted', origin: allowed, override: true }))
-  assert.equal(registry.getToolsetForTool('echo'), 'trusted')
+  assert.equal(registry.getEntry('echo')?.toolset, 'trusted')
 })
 
 test('MCP tools never override, not even other MCP servers, but a server refreshes its own', () => {
@@ -181,22 +181,12 @@ test('a snapshot stays consistent while the registry changes under it', () => {
   assert.ok(Object.isFrozen(before))
 })
 
-test('query helpers answer safely for known and unknown names', () => {
+test('an entry takes the default emoji and result cap unless it sets its own; unknown names answer undefined', () => {
   const registry = new ToolRegistry()
   registry.register(fixtureTool('zeta', { toolset: 'web', emoji: '🌐', maxResultSizeChars: 500 }))
-  registry.register(fixtureTool('alpha', { toolset: 'file' }))
+  registry.register(fixtureTool('alpha', { toolset: 'file', emoji: '' }))
   assert.deepEqual(registry.getAllToolNames(), ['alpha', 'zeta'])
   assert.equal(registry.getEntry('nope'), undefined)
-  assert.deepEqual(registry.getSchema('zeta')?.parameters, { type: 'object', properties: { text: { type: 'string' } } })
-  assert.equal(registry.getSchema('nope'), undefined)
-  assert.equal(registry.getToolsetForTool('alpha'), 'file')
-  assert.equal(registry.getToolsetForTool('nope'), undefined)
-  assert.equal(registry.getEmoji('zeta'), '🌐')
-  assert.equal(registry.getEmoji('alpha'), '⚡')
-  assert.equal(registry.getEmoji('nope'), '⚡')
-  assert.equal(registry.getEmoji('nope', '🔧'), '🔧')
-  assert.equal(registry.getMaxResultSize('zeta'), 500)
-  assert.equal(registry.getMaxResultSize('alpha'), 100_000)
-  assert.equal(registry.getMaxResultSize('nope', 7), 7)
-  assert.deepEqual(Object.entries(registry.getToolToToolsetMap()), [['alpha', 'file'], ['zeta', 'web']])
+  assert.deepEqual([registry.getEntry('zeta')?.emoji, registry.getEntry('zeta')?.maxResultSizeChars], ['🌐', 500])
+  assert.deepEqual([registry.getEntry('alpha')?.emoji, registry.getEntry('alpha')?.maxResultSizeChars], ['⚡', 100_000])
 })
