@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url'
 import type { Logger } from 'pino'
 import type { GatewayConfig, PluginConfig } from '../config/schema.ts'
 import type { HookName, HookRegistry } from '../dispatch/hooks.ts'
-import { InvalidToolError } from '../errors.ts'
+import { InvalidToolError, PluginLoadError } from '../errors.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
 import type { RegisterOptions, ToolEntry } from '../registry/types.ts'
 import { resolvePluginModule } from './resolve.ts'
@@ -63,7 +63,7 @@ function normaliseEntry (entry: PluginConfig): { module: string, allowToolOverri
   if (isRecord(entry) && typeof entry.module === 'string') {
     return { module: entry.module, allowToolOverride: entry.allowToolOverride === true, options: entry.options }
   }
-  throw new Error('a plugin entry must be a module string or { module, allowToolOverride?, options? }')
+  throw new PluginLoadError(String(entry), 'a plugin entry must be a module string or { module, allowToolOverride?, options? }')
 }
 
 /** `export function register`, `export default { register }`, or `export default function`. */
@@ -72,7 +72,7 @@ function registerFunctionOf (mod: PluginModule, module: string): RegisterFunctio
   const fallback = mod.default
   if (typeof fallback === 'function') return fallback
   if (isRecord(fallback) && typeof fallback.register === 'function') return fallback.register as RegisterFunction
-  throw new Error(`plugin "${module}" exports no register(ctx) function (export function register, or export default { register })`)
+  throw new PluginLoadError(module, `plugin "${module}" exports no register(ctx) function (export function register, or export default { register })`)
 }
 
 /** The options that re-register a replaced entry as it was. */
@@ -96,8 +96,8 @@ function optionsOf (entry: ToolEntry): RegisterOptions {
 
 // The timer stays referenced: a plugin stuck on a promise nothing will settle must fail with this
 // message, not let the process exit in the middle of start-up.
-function withDeadline<T> (work: Promise<T>, ms: number, what: string): Promise<T> {
-  return withTimeout(work, ms, () => { throw new Error(`${what} did not finish within ${ms} ms`) })
+function withDeadline<T> (work: Promise<T>, ms: number, plugin: string, what: string): Promise<T> {
+  return withTimeout(work, ms, () => { throw new PluginLoadError(plugin, `${what} did not finish within ${ms} ms`) })
 }
 
 /** One plugin's registrations, so that a failed load can be undone exactly. */
@@ -236,7 +236,7 @@ export async function loadPlugins (options: LoadPluginsOptions): Promise<PluginR
       name = resolved.name
       const first = loadedFrom.get(name)
       if (first !== undefined) {
-        throw new Error(`duplicate plugin name "${name}": "${first}" already loaded under that name (a plugin is named after its file or package)`)
+        throw new PluginLoadError(name, `duplicate plugin name "${name}": "${first}" already loaded under that name (a plugin is named after its file or package)`)
       }
       const pluginLogger = logger.child({ plugin: name })
       const current = new PluginSession(name, entry.allowToolOverride, registry, hooks, pluginLogger)
@@ -253,7 +253,7 @@ export async function loadPlugins (options: LoadPluginsOptions): Promise<PluginR
       await withDeadline((async () => {
         const mod = await import(pathToFileURL(resolved.file).href) as PluginModule
         await registerFunctionOf(mod, entry.module)(ctx)
-      })(), timeoutMs, `plugin "${name}": import and register(ctx)`)
+      })(), timeoutMs, name, `plugin "${name}": import and register(ctx)`)
       if (current.refused !== undefined) throw current.refused
       current.loaded()
       loadedFrom.set(name, entry.module)
@@ -262,8 +262,11 @@ export async function loadPlugins (options: LoadPluginsOptions): Promise<PluginR
       pluginLogger.info({ module: entry.module, tools: loaded.tools, hooks: loaded.hooks }, 'plugin loaded')
     } catch (err) {
       const rolledBack = session === undefined ? [] : await session.rollBack()
+      // The plugin's own error (a throw in register, a refused registration) is kept as the cause,
+      // whose stack the log line shows; the report carries its message as it is.
+      const failure = err instanceof PluginLoadError ? err : new PluginLoadError(name ?? module, `plugin "${name ?? module}" failed to load`, { cause: err })
       report.failed.push({ module, name, error: messageOf(err) })
-      logger.error({ err, plugin: name, module, rolledBack }, 'plugin failed to load; skipped (its tools and hooks removed)')
+      logger.error({ err: failure, plugin: name, module, rolledBack }, 'plugin failed to load; skipped (its tools and hooks removed)')
     }
   }
 

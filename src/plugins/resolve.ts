@@ -6,6 +6,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { PluginLoadError } from '../errors.ts'
 
 export interface ResolvedPlugin {
   /** The plugin's name: file name without extension (its folder's for an index file), or the package specifier. */
@@ -49,12 +50,12 @@ function resolvePath (spec: string, file: string, baseDir: string): ResolvedPlug
     try {
       entry = requireFrom(baseDir).resolve(file)
     } catch {
-      throw new Error(`plugin "${spec}": folder ${file} has no package.json main or index.js`)
+      throw new PluginLoadError(spec, `plugin "${spec}": folder ${file} has no package.json main or index.js`)
     }
     return { name: basename(file), kind: 'path', file: entry }
   }
   const hint = extname(file) === '' ? ' (give the file name with its extension)' : ''
-  throw new Error(`plugin "${spec}": module not found at ${file}${hint}`)
+  throw new PluginLoadError(spec, `plugin "${spec}": module not found at ${file}${hint}`)
 }
 
 function splitPackage (spec: string): { name: string, subpath: string } {
@@ -62,7 +63,7 @@ function splitPackage (spec: string): { name: string, subpath: string } {
   const size = spec.startsWith('@') ? 2 : 1
   const name = parts.slice(0, size).join('/')
   if (parts.length < size || parts.slice(0, size).some((part) => part === '' || part === '@')) {
-    throw new Error(`plugin "${spec}": not a valid package name`)
+    throw new PluginLoadError(spec, `plugin "${spec}": not a valid package name`)
   }
   const rest = parts.slice(size).join('/')
   return { name, subpath: rest === '' ? '.' : `./${rest}` }
@@ -112,32 +113,32 @@ function resolvePackage (spec: string, baseDir: string): ResolvedPlugin {
   const { name, subpath } = splitPackage(spec)
   const require = requireFrom(baseDir)
   const lookup = require.resolve.paths(name)
-  if (lookup === null) throw new Error(`plugin "${spec}": "${name}" is a Node.js built-in module, not a plugin`)
+  if (lookup === null) throw new PluginLoadError(spec, `plugin "${spec}": "${name}" is a Node.js built-in module, not a plugin`)
   const packageDir = lookup.map((dir) => join(dir, name)).find((dir) => isFile(join(dir, 'package.json')))
   if (packageDir === undefined) {
-    throw new Error(`plugin "${spec}": package "${name}" is not installed in a node_modules folder of ${baseDir} or its parents (npm install ${name} beside the config file)`)
+    throw new PluginLoadError(spec, `plugin "${spec}": package "${name}" is not installed in a node_modules folder of ${baseDir} or its parents (npm install ${name} beside the config file)`)
   }
   let manifest: { exports?: unknown }
   try {
     manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'))
   } catch (err) {
-    throw new Error(`plugin "${spec}": cannot read ${join(packageDir, 'package.json')}: ${(err as Error).message}`)
+    throw new PluginLoadError(spec, `plugin "${spec}": cannot read ${join(packageDir, 'package.json')}: ${(err as Error).message}`)
   }
   let file: string
   if (manifest.exports !== undefined && manifest.exports !== null) {
     const target = resolveExports(manifest.exports, subpath)
     if (target === undefined || !target.startsWith('./')) {
-      throw new Error(`plugin "${spec}": package "${name}" does not export "${subpath}" for import`)
+      throw new PluginLoadError(spec, `plugin "${spec}": package "${name}" does not export "${subpath}" for import`)
     }
     file = resolve(packageDir, target)
-    if (!file.startsWith(packageDir + sep)) throw new Error(`plugin "${spec}": export "${subpath}" points outside the package`)
-    if (!isFile(file)) throw new Error(`plugin "${spec}": package "${name}" exports "${subpath}" as ${target}, which does not exist`)
+    if (!file.startsWith(packageDir + sep)) throw new PluginLoadError(spec, `plugin "${spec}": export "${subpath}" points outside the package`)
+    if (!isFile(file)) throw new PluginLoadError(spec, `plugin "${spec}": package "${name}" exports "${subpath}" as ${target}, which does not exist`)
   } else {
     try {
       // No "exports": main, extensions and index.js by the classic rules (an absolute path bypasses exports).
       file = require.resolve(subpath === '.' ? packageDir : join(packageDir, subpath))
     } catch {
-      throw new Error(`plugin "${spec}": package "${name}" has no entry point for "${subpath}" (main or index.js)`)
+      throw new PluginLoadError(spec, `plugin "${spec}": package "${name}" has no entry point for "${subpath}" (main or index.js)`)
     }
   }
   return { name: spec, kind: 'package', file }
@@ -150,7 +151,7 @@ function resolvePackage (spec: string, baseDir: string): ResolvedPlugin {
  * was looked for and where.
  */
 export function resolvePluginModule (spec: string, baseDir: string): ResolvedPlugin {
-  if (typeof spec !== 'string' || spec.trim() === '') throw new Error('plugin module must be a non-empty string')
+  if (typeof spec !== 'string' || spec.trim() === '') throw new PluginLoadError(spec, 'plugin module must be a non-empty string')
   if (spec.startsWith('file:')) return resolvePath(spec, fileURLToPath(spec), baseDir)
   if (isAbsolute(spec)) return resolvePath(spec, spec, baseDir)
   if (isRelative(spec)) return resolvePath(spec, resolve(baseDir, spec), baseDir)

@@ -208,7 +208,10 @@ test('a plugin that throws is logged, skipped and rolled back; the others load',
   assert.equal(line.level, 50)
   assert.equal(line.plugin, 'broken')
   assert.deepEqual(line.rolledBack, ['half_done'])
-  assert.equal((line.err as { message: string }).message, 'database unreachable')
+  const err = line.err as { message: string, code: string, plugin: string, stack: string }
+  assert.deepEqual([err.code, err.plugin, err.message], ['GW_ERR_PLUGIN_LOAD', 'broken', 'plugin "broken" failed to load: database unreachable'],
+    'a PluginLoadError naming the plugin, the plugin\'s own error as its cause')
+  assert.match(err.stack, /caused by: Error: database unreachable\n\s+at register .*broken\.mjs/)
 })
 
 test('a failed override is undone: the replaced tool comes back', async (t) => {
@@ -252,7 +255,9 @@ test('missing modules, packages and register functions are clear load errors', a
   assert.match(errors[2], /package "gw-plugin-not-installed" is not installed in a node_modules folder of .* or its parents/)
   assert.match(errors[3], /built-in module, not a plugin/)
   assert.match(errors[4], /exports no register\(ctx\) function/)
-  assert.equal(s.log.lines().filter((l) => l.msg === 'plugin failed to load; skipped (its tools and hooks removed)').length, 5)
+  const logged = s.log.lines().filter((l) => l.msg === 'plugin failed to load; skipped (its tools and hooks removed)')
+  assert.deepEqual(logged.map((l) => (l.err as { code: string }).code), Array(5).fill('GW_ERR_PLUGIN_LOAD'))
+  assert.deepEqual(logged.map((l) => (l.err as { plugin: string }).plugin), ['./nope.mjs', './no-extension', 'gw-plugin-not-installed', 'fs', './no-register.mjs'])
 })
 
 test('a module that fails to import (syntax error) is skipped', async (t) => {
