@@ -1,6 +1,6 @@
-// Deadlines of tool calls on one shared timer. On Node 20 a setTimeout/clearTimeout pair per call
-// cost ~3 µs of CPU under load (bench/): when the last timer of a duration is cleared, Node drops
-// its timer list and the next call builds it again and re-arms libuv. Here calls with the same
+// Deadlines of tool calls on one shared timer. A setTimeout/clearTimeout pair per call showed under
+// load (bench/README.md): when the last timer of a duration is cleared, Node drops its timer list
+// and the next call builds it again and re-arms libuv. Here calls with the same
 // duration queue in deadline order, and the one timer is re-armed only when an earlier deadline
 // arrives or when it fires; a finished call just leaves its queue.
 

@@ -1,6 +1,6 @@
 // A value that arrives later, whose continuations run synchronously as soon as it does. With
 // promises every wrapping step (truncation, hooks), the dispatcher and the route each added a
-// microtask hop to a call once the handler answered, ~0.25 µs each under load (bench/); with this,
+// microtask hop to a call once the handler answered (bench/README.md has the cost); with this,
 // the handler's answer flows through them in one go. It is a thenable, so `await` works.
 import type { StepResult } from './outcome.ts'
 

@@ -88,8 +88,8 @@ export function createCallState (request: DispatchRequest, callId: string, start
 /**
  * What a step answers: the result itself when it has it at once (an invalid argument, a check that
  * needs no I/O), a Pending (the handler's step: what wraps it runs synchronously when it answers),
- * or a promise (hooks, a probe). Under load every promise hop costs ~0.25 µs of CPU, and most steps
- * never wait for anything.
+ * or a promise (hooks, a probe). Under load every promise hop costs CPU (bench/README.md), and most
+ * steps never wait for anything.
  */
 export type StepOutput = StepResult | Pending | Promise<StepResult>
 
