@@ -63,47 +63,23 @@ export class PluginLoadError extends PluginLoadBase {
 
 // An MCP server that a tool call, or a resource or prompt request, could not get an answer from.
 // Thrown inside tool handlers, so the model reads the message; the class says which failure it was.
-const McpBase = {
-  unavailable: define('GW_ERR_MCP_UNAVAILABLE', 503),
-  timeout: define('GW_ERR_MCP_TIMEOUT', 504),
-  connectionLost: define('GW_ERR_MCP_CONNECTION_LOST', 502),
-  requestFailed: define('GW_ERR_MCP_REQUEST_FAILED', 502)
+function serverError<C extends string> (base: GatewayErrorClass<C>) {
+  return class extends base {
+    /** The MCP server's name from the config. */
+    readonly server: string
+    constructor (server: string, message: string, options?: { cause?: unknown }) {
+      super(message)
+      this.server = server
+      if (options?.cause !== undefined) this.cause = options.cause
+    }
+  }
 }
 
 /** The server is not connected (connecting, reconnecting, circuit open, disabled, closed). */
-export class McpUnavailableError extends McpBase.unavailable {
-  readonly server: string
-  constructor (server: string, message: string) {
-    super(message)
-    this.server = server
-  }
-}
-
+export const McpUnavailableError = serverError(define('GW_ERR_MCP_UNAVAILABLE', 503))
 /** The server did not answer within the deadline. */
-export class McpTimeoutError extends McpBase.timeout {
-  readonly server: string
-  constructor (server: string, message: string) {
-    super(message)
-    this.server = server
-  }
-}
-
+export const McpTimeoutError = serverError(define('GW_ERR_MCP_TIMEOUT', 504))
 /** The connection broke during the request. */
-export class McpConnectionLostError extends McpBase.connectionLost {
-  readonly server: string
-  constructor (server: string, message: string, options?: { cause?: unknown }) {
-    super(message)
-    this.server = server
-    if (options?.cause !== undefined) this.cause = options.cause
-  }
-}
-
+export const McpConnectionLostError = serverError(define('GW_ERR_MCP_CONNECTION_LOST', 502))
 /** The server answered the request with an error. */
-export class McpRequestFailedError extends McpBase.requestFailed {
-  readonly server: string
-  constructor (server: string, message: string, options?: { cause?: unknown }) {
-    super(message)
-    this.server = server
-    if (options?.cause !== undefined) this.cause = options.cause
-  }
-}
+export const McpRequestFailedError = serverError(define('GW_ERR_MCP_REQUEST_FAILED', 502))
