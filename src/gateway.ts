@@ -57,7 +57,7 @@ export function createGateway (config: GatewayConfig, logger: Logger): Gateway {
     mcp,
     shutdownSignal: shutdown.signal,
     async start () {
-      const builtins = await discoverTools({ dir: config.toolsDir, registry, logger: logger.child({ component: 'discovery' }) })
+      const builtins = await discoverTools({ dir: [config.toolsDir, ...config.extraToolsDirs], registry, logger: logger.child({ component: 'discovery' }) })
       // Servers connect in parallel; readiness waits for each at most its connectTimeoutMs, and a
       // server that is down keeps reconnecting in the background without holding the others.
       mcp.start()

@@ -10,6 +10,7 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   PORT: ['port', 'integer'],
   LOG_LEVEL: ['logLevel', 'string'],
   TOOLS_DIR: ['toolsDir', 'string'],
+  EXTRA_TOOLS_DIRS: ['extraToolsDirs', 'list'],
   WORKSPACE_ROOT: ['workspaceRoot', 'string'],
   BODY_LIMIT_BYTES: ['http.bodyLimitBytes', 'integer'],
   BATCH_CONCURRENCY: ['http.batchConcurrency', 'integer'],

@@ -18,7 +18,7 @@ import { isRecord } from '../objects.ts'
 
 export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv
-  /** Relative paths (file, workspace, tools folder) resolve against this; default process.cwd(). */
+  /** Relative paths (file, workspace, tool folders) resolve against this; default process.cwd(). */
   cwd?: string
 }
 
@@ -144,6 +144,7 @@ export async function loadConfig (options: LoadConfigOptions = {}): Promise<Gate
   const config = filled as GatewayConfig
   config.workspaceRoot = isAbsolute(config.workspaceRoot) ? config.workspaceRoot : resolve(cwd, config.workspaceRoot)
   config.toolsDir = isAbsolute(config.toolsDir) ? config.toolsDir : resolve(cwd, config.toolsDir)
+  config.extraToolsDirs = config.extraToolsDirs.map((dir) => resolve(cwd, dir))
   const configDir = path ? dirname(resolve(cwd, path)) : cwd
   config.pluginsDir = config.pluginsDir === undefined ? configDir : resolve(configDir, config.pluginsDir)
   return config

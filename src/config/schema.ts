@@ -64,7 +64,11 @@ export const ConfigSchema = Type.Object({
   host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address to listen on (HOST).' }),
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'Port to listen on (PORT); 0 picks a free one.' }),
   logLevel: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level (LOG_LEVEL).' }),
-  toolsDir: Type.String({ minLength: 1, description: 'Folder scanned for built-in tool modules (TOOLS_DIR).' }),
+  toolsDir: Type.String({ minLength: 1, description: 'Folder scanned for built-in tool modules (TOOLS_DIR); setting it replaces the shipped tools.' }),
+  extraToolsDirs: Type.Array(Type.String({ minLength: 1 }), {
+    default: [],
+    description: 'Folders of your own tool modules, discovered after toolsDir (EXTRA_TOOLS_DIRS, comma-separated).'
+  }),
   workspaceRoot: Type.String({ minLength: 1, default: './workspace', description: 'The only folder file tools may touch (WORKSPACE_ROOT); created at start.' }),
   http: Type.Object({
     bodyLimitBytes: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'Largest request body; larger answers 413 (BODY_LIMIT_BYTES).' }),

@@ -1,98 +1,115 @@
-// Fault-tolerant discovery of built-in tool modules: import every module under a folder that
-// self-registers at its top level, into the registry of the app being built; a broken module is
-// logged and skipped so the gateway still starts.
+// Fault-tolerant discovery of tool modules: import every module under the tool folders (the
+// built-in one, then the operator's own) that self-registers at its top level, into the registry
+// of the app being built; a broken module is logged and skipped so the gateway still starts.
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import type { Logger } from 'pino'
 import type { ToolRegistry } from '../registry/registry.ts'
-import { withRegistrationTarget } from '../registry/scope.ts'
-import { listModuleFiles, registersAtTopLevel } from './find-tool-modules.ts'
 import { messageOf } from '../objects.ts'
+import { listModuleFiles, registersAtTopLevel } from './find-tool-modules.ts'
+import { importToolModule } from './import-module.ts'
+import { installRegistrySpecifier } from './registry-specifier.ts'
 
 export interface DiscoveryReport {
-  /** Modules imported (their top-level registrations ran). */
+  /** Modules imported that registered at least one tool. */
   imported: string[]
+  /** Modules imported that registered no tool: their registration ran elsewhere or not at all. */
+  registeredNothing: string[]
   /** Modules that failed to read, parse or import, with the reason. */
   skipped: Array<{ file: string, error: string }>
   /** Candidate files without a top-level `registry.register(...)`: helpers, never imported. */
   ignored: string[]
+  /** Names of the tools the imported modules registered, in order. */
+  tools: string[]
 }
+
+type DiscoveryLogger = Pick<Logger, 'error' | 'warn' | 'info' | 'debug'>
 
 export interface DiscoverOptions {
-  dir: string
+  /** A folder, or several scanned in order (the built-in one first, so its tools win collisions). */
+  dir: string | readonly string[]
   registry: ToolRegistry
-  logger: Pick<Logger, 'error' | 'warn' | 'info' | 'debug'>
-}
-
-// ES modules are cached by URL: a second app importing the same file would not re-run its
-// registrations. A per-registry query string gives each registry its own module instance.
-const registryIds = new WeakMap<ToolRegistry, number>()
-let nextRegistryId = 1
-
-function idOf (registry: ToolRegistry): number {
-  let id = registryIds.get(registry)
-  if (id === undefined) {
-    id = nextRegistryId++
-    registryIds.set(registry, id)
-  }
-  return id
+  logger: DiscoveryLogger
 }
 
 function isMissing (err: unknown): boolean {
   return (err as NodeJS.ErrnoException | null)?.code === 'ENOENT'
 }
 
-/**
- * Scans `dir` and imports, one after another in sorted order, the modules that register at top
- * level, so that their `registry.register(...)` calls land in `registry`.
- */
-export async function discoverTools (options: DiscoverOptions): Promise<DiscoveryReport> {
-  const { registry, logger } = options
-  const dir = resolve(options.dir)
-  const report: DiscoveryReport = { imported: [], skipped: [], ignored: [] }
-
-  let files: string[]
+/** Whether the module's top level calls `registry.register(...)`; a module that cannot be read or parsed is skipped. */
+async function selfRegisters (file: string, report: DiscoveryReport, logger: DiscoveryLogger): Promise<boolean> {
   try {
-    files = await listModuleFiles(dir)
-  } catch (err) {
-    if (!isMissing(err)) throw err
-    logger.warn({ dir }, 'tool discovery: folder not found, no built-in tools loaded')
-    return report
-  }
-
-  const query = `?registry=${idOf(registry)}`
-  for (const file of files) {
-    let registers: boolean
-    try {
-      const analysis = registersAtTopLevel(file, await readFile(file, 'utf8'))
-      if (analysis.parseErrors.length > 0) throw new SyntaxError(analysis.parseErrors.join('; '))
-      registers = analysis.registers
-    } catch (err) {
-      logger.error({ err, file }, 'tool discovery: cannot parse module, skipped')
-      report.skipped.push({ file, error: messageOf(err) })
-      continue
-    }
-    if (!registers) {
+    const analysis = registersAtTopLevel(file, await readFile(file, 'utf8'))
+    if (analysis.parseErrors.length > 0) throw new SyntaxError(analysis.parseErrors.join('; '))
+    if (!analysis.registers) {
       logger.debug({ file }, 'tool discovery: no top-level registry.register(...), not imported')
       report.ignored.push(file)
+    }
+    return analysis.registers
+  } catch (err) {
+    logger.error({ err, file }, 'tool discovery: cannot parse module, skipped')
+    report.skipped.push({ file, error: messageOf(err) })
+    return false
+  }
+}
+
+/**
+ * Scans each folder and imports, one after another in sorted order, the modules that register at
+ * top level, so that their `registry.register(...)` calls land in `registry`.
+ */
+export async function discoverTools (options: DiscoverOptions): Promise<DiscoveryReport> {
+  installRegistrySpecifier()
+  const { registry, logger } = options
+  const dirs = (typeof options.dir === 'string' ? [options.dir] : options.dir).map((dir) => resolve(dir))
+  const report: DiscoveryReport = { imported: [], registeredNothing: [], skipped: [], ignored: [], tools: [] }
+  // Which module registered each tool in this pass: a second one means a module ran twice.
+  const registeredBy = new Map<string, string>()
+
+  for (const dir of dirs) {
+    let files: string[]
+    try {
+      files = await listModuleFiles(dir)
+    } catch (err) {
+      if (!isMissing(err)) throw err
+      logger.warn({ dir }, 'tool discovery: folder not found, no tools loaded from it')
       continue
     }
-    const added: string[] = []
-    try {
-      await withRegistrationTarget(registry, () => import(pathToFileURL(file).href + query), (entry) => added.push(entry.name))
+    for (const file of files) {
+      if (!(await selfRegisters(file, report, logger))) continue
+      const outcome = await importToolModule(file, registry, (err) => {
+        logger.error({ err, file }, 'tool discovery: registration after the module finished loading, refused')
+      })
+      if (!outcome.ok) {
+        logger.error({ err: outcome.error, file, rolledBack: outcome.rolledBack }, 'tool discovery: module failed to import, skipped')
+        report.skipped.push({ file, error: messageOf(outcome.error) })
+        continue
+      }
+      if (outcome.tools.length === 0) {
+        logger.warn({ file }, 'tool discovery: module imported but registered no tool (did its registry.register run ' +
+          'later, in a timer or an unawaited promise, or on an object other than the gateway\'s registry?)')
+        report.registeredNothing.push(file)
+        continue
+      }
       report.imported.push(file)
-    } catch (err) {
-      // A module that throws after registering some tools is skipped whole: a half-loaded module
-      // could serve tools whose set-up never finished.
-      for (const name of added) registry.deregister(name)
-      logger.error({ err, file, rolledBack: added }, 'tool discovery: module failed to import, skipped')
-      report.skipped.push({ file, error: messageOf(err) })
+      for (const tool of new Set(outcome.tools)) {
+        const first = registeredBy.get(tool)
+        if (first !== undefined && first !== file) {
+          logger.warn({ tool, file, first }, 'tool discovery: tool registered again by another module, the last one ' +
+            'serves it (a tool module imported by another one runs twice: import helpers, not tool modules)')
+        }
+        if (first === undefined) report.tools.push(tool)
+        registeredBy.set(tool, file)
+      }
     }
   }
 
   logger.info({
-    dir, imported: report.imported.length, skipped: report.skipped.length, ignored: report.ignored.length
+    dirs,
+    imported: report.imported.length,
+    registeredNothing: report.registeredNothing.length,
+    skipped: report.skipped.length,
+    ignored: report.ignored.length,
+    tools: report.tools
   }, 'tool discovery done')
   return report
 }

@@ -1,4 +1,8 @@
-// What tool modules import: `registry` to self-register, the result helpers, and the types.
-export { registry } from './scope.ts'
+// What tool modules import: `registry` to self-register, the result helpers, and the types. Tool
+// modules outside the project reach this module as 'tool-gateway/registry' (REGISTRY_SPECIFIER).
+export { registry, REGISTRY_SPECIFIER } from './scope.ts'
 export { toolResult, toolError } from './tool-result.ts'
 export type { RegisterOptions, ToolContext, ToolHandler, CheckFn, CheckContext, CheckVerdict, JsonSchema } from './types.ts'
+
+/** Where REGISTRY_SPECIFIER resolves: this file, src/ or dist/ as the process runs. */
+export const REGISTRY_MODULE_URL = import.meta.url

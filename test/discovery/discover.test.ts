@@ -1,5 +1,6 @@
 // Tests tool discovery: static detection of top-level self-registration, the recursive file scan,
-// and fault-tolerant imports into the right registry (several registries in one process included).
+// fault-tolerant imports into the right registry (several registries in one process included),
+// several folders in order, and the report of modules that imported but registered nothing.
 import assert from 'node:assert/strict'
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -9,7 +10,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { discoverTools } from '../../src/discovery/discover.ts'
 import { listModuleFiles, registersAtTopLevel } from '../../src/discovery/find-tool-modules.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
-import { defaultRegistry } from '../../src/registry/scope.ts'
 import { evaluationsOf } from '../fixtures/discovery/evaluated.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -133,8 +133,11 @@ test('discoverTools: imports self-registering modules only, skips broken ones an
   assert.deepEqual(errors.map((line) => line.obj.file), [join(fixtures, 'broken-syntax.ts'), join(fixtures, 'throws-on-import.ts')])
   assert.ok(errors[0].obj.err instanceof SyntaxError)
   assert.equal((errors[1].obj.err as Error).message, 'fixture module exploded on import')
+  assert.deepEqual(report.registeredNothing, [])
+  assert.deepEqual(report.tools, ['fixture_echo', 'fixture_nested'])
   const done = lines.find((line) => line.level === 'info')
-  assert.deepEqual(done?.obj, { dir: fixtures, imported: 2, skipped: 2, ignored: 3 })
+  assert.equal(done?.msg, 'tool discovery done')
+  assert.deepEqual(done?.obj, { dirs: [fixtures], imported: 2, registeredNothing: 0, skipped: 2, ignored: 3, tools: ['fixture_echo', 'fixture_nested'] })
 })
 
 test('discoverTools: modules without a top-level registration are never evaluated', async () => {
@@ -150,7 +153,7 @@ test('the evaluation marks do record an import (so the test above can fail)', as
   assert.deepEqual(evaluationsOf('/tools/helper.ts').map((url) => new URL(url).search), ['?sanity'])
 })
 
-test('discoverTools: the same folder into two registries registers the tools in both, not in the default one', async () => {
+test('discoverTools: the same folder into two registries registers the tools in both, each module evaluated once per registry', async () => {
   const first = new ToolRegistry()
   const second = new ToolRegistry()
   const before = evaluationsOf('/tools/echo.ts').length
@@ -161,7 +164,6 @@ test('discoverTools: the same folder into two registries registers the tools in 
   assert.deepEqual(toolNames(second), ['fixture_echo', 'fixture_nested'])
   assert.notEqual(first.snapshot().tools.get('fixture_echo'), second.snapshot().tools.get('fixture_echo'))
   assert.equal(evaluationsOf('/tools/echo.ts').length, before + 2)
-  assert.equal(defaultRegistry.snapshot().tools.has('fixture_echo'), false)
 })
 
 test('discoverTools: concurrent discoveries keep each registration in its own registry', async (t) => {
@@ -176,14 +178,19 @@ test('discoverTools: concurrent discoveries keep each registration in its own re
   const reports = await Promise.all(registries.map((registry) => discoverTools({ dir, registry, logger: captureLogger().logger })))
   for (const report of reports) assert.deepEqual(report.skipped, [])
   for (const registry of registries) assert.deepEqual(toolNames(registry), ['fast_tool', 'slow_tool'])
-  assert.equal(defaultRegistry.snapshot().tools.has('slow_tool'), false)
 })
 
-test('discoverTools: discovering into the same registry again keeps its tools', async () => {
+test('discoverTools: discovering into the same registry again keeps its tools and reports them, without re-evaluating', async () => {
   const registry = new ToolRegistry()
   await discoverTools({ dir: fixtures, registry, logger: captureLogger().logger })
-  const report = await discoverTools({ dir: fixtures, registry, logger: captureLogger().logger })
+  const before = evaluationsOf('/tools/echo.ts').length
+  const { lines, logger } = captureLogger()
+  const report = await discoverTools({ dir: fixtures, registry, logger })
   assert.equal(report.imported.length, 2)
+  assert.deepEqual(report.registeredNothing, [])
+  assert.deepEqual(report.tools, ['fixture_echo', 'fixture_nested'])
+  assert.equal(lines.filter((line) => line.level === 'warn').length, 0)
+  assert.equal(evaluationsOf('/tools/echo.ts').length, before)
   assert.deepEqual(toolNames(registry), ['fixture_echo', 'fixture_nested'])
 })
 
@@ -212,8 +219,11 @@ test('discoverTools: a missing folder logs a warning and returns an empty report
   const dir = join(await tempDir(t), 'tools')
   const { lines, logger } = captureLogger()
   const report = await discoverTools({ dir, registry: new ToolRegistry(), logger })
-  assert.deepEqual(report, { imported: [], skipped: [], ignored: [] })
-  assert.deepEqual(lines.map((line) => [line.level, line.obj.dir]), [['warn', dir]])
+  assert.deepEqual(report, { imported: [], registeredNothing: [], skipped: [], ignored: [], tools: [] })
+  assert.deepEqual(lines.map((line) => [line.level, line.msg]), [
+    ['warn', 'tool discovery: folder not found, no tools loaded from it'], ['info', 'tool discovery done']
+  ])
+  assert.equal(lines[0].obj.dir, dir)
 })
 
 test('discoverTools: a relative folder is resolved against the working directory', async () => {
@@ -238,4 +248,47 @@ test('discoverTools: a module that throws after registering is rolled back whole
   assert.deepEqual(toolNames(registry), ['whole_tool'])
   const error = lines.find((line) => line.level === 'error')
   assert.deepEqual(error?.obj.rolledBack, ['half_one', 'half_two'])
+})
+
+test('discoverTools: several folders load in order, the first wins a collision, a missing one is only a warning', async (t) => {
+  const dir = await tempDir(t)
+  await writeFiles(dir, {
+    'package.json': '{ "type": "module" }',
+    'builtin/shared.ts': toolModule('shared_tool', 'builtin'),
+    'builtin/own.ts': toolModule('builtin_tool', 'builtin'),
+    'extra/a-shared.ts': toolModule('shared_tool', 'extra'),
+    'extra/b-mine.ts': toolModule('extra_tool', 'extra')
+  })
+  const registry = new ToolRegistry()
+  const { lines, logger } = captureLogger()
+  const dirs = [join(dir, 'builtin'), join(dir, 'absent'), join(dir, 'extra')]
+  const report = await discoverTools({ dir: dirs, registry, logger })
+
+  assert.deepEqual(report.imported, [join(dir, 'builtin/own.ts'), join(dir, 'builtin/shared.ts'), join(dir, 'extra/b-mine.ts')])
+  assert.deepEqual(report.skipped.map((s) => s.file), [join(dir, 'extra/a-shared.ts')])
+  assert.deepEqual(report.tools, ['builtin_tool', 'shared_tool', 'extra_tool'])
+  assert.equal(registry.snapshot().tools.get('shared_tool')?.toolset, 'builtin')
+  assert.deepEqual(lines.filter((line) => line.level === 'warn').map((line) => line.obj.dir), [join(dir, 'absent')])
+  assert.deepEqual(lines.find((line) => line.msg === 'tool discovery done')?.obj.dirs, dirs)
+})
+
+test('discoverTools: a module that imports but registers nothing has its own report field, a warning and a count', async (t) => {
+  const dir = await tempDir(t)
+  await writeFiles(dir, {
+    'package.json': '{ "type": "module" }',
+    // Its `registry` is not the gateway's: the call is top-level, yet nothing reaches the registry.
+    'impostor.ts': 'const registry = { register (_options: unknown) {} }\nregistry.register({ name: \'ghost\' })\n',
+    'real.ts': toolModule('real_tool', 'real')
+  })
+  const registry = new ToolRegistry()
+  const { lines, logger } = captureLogger()
+  const report = await discoverTools({ dir, registry, logger })
+
+  assert.deepEqual(report.registeredNothing, [join(dir, 'impostor.ts')])
+  assert.deepEqual(report.imported, [join(dir, 'real.ts')])
+  const warning = lines.find((line) => line.level === 'warn')
+  assert.equal(warning?.obj.file, join(dir, 'impostor.ts'))
+  assert.match(warning?.msg ?? '', /imported but registered no tool/)
+  assert.deepEqual(lines.find((line) => line.msg === 'tool discovery done')?.obj,
+    { dirs: [dir], imported: 1, registeredNothing: 1, skipped: 0, ignored: 0, tools: ['real_tool'] })
 })

@@ -1,0 +1,153 @@
+// The README's "Adding your own tools", end to end: a folder outside the repository holds a tool
+// module that imports 'tool-gateway/registry'; EXTRA_TOOLS_DIRS names it; the gateway lists the
+// tool beside the built-in ones and runs it. In-process, then as `npm start` runs (the sources),
+// then as the container runs (compiled files in another folder, `node dist/src/server.js`).
+import assert from 'node:assert/strict'
+import { spawn, spawnSync } from 'node:child_process'
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { loadConfig } from '../../src/config/load.ts'
+import { withTimeout } from '../../src/timers.ts'
+import { buildTestApp } from '../helpers/app.ts'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const START_TIMEOUT_MS = 30_000
+
+interface TestContext { after: (fn: () => Promise<void> | void) => void }
+
+const GREET = `// greet.ts: a tool of my own, outside the gateway.
+import { registry, toolResult } from 'tool-gateway/registry'
+import type { ToolContext } from 'tool-gateway/registry'
+import { greetingFor } from './lib/words.ts'
+
+registry.register({
+  name: 'greet',
+  toolset: 'greetings',
+  description: 'Greets someone by name.',
+  schema: { parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false } },
+  handler: async (args, ctx: ToolContext) => toolResult({ greeting: greetingFor(String(args.name)), callId: ctx.callId })
+})
+`
+const WORDS = 'export function greetingFor (name: string): string {\n  return \'Hello, \' + name + \'!\'\n}\n'
+
+/** A folder of tools outside the repository, removed after the test. */
+async function myTools (t: TestContext): Promise<string> {
+  const base = await mkdtemp(join(tmpdir(), 'gw-my-tools-'))
+  t.after(() => rm(base, { recursive: true, force: true }))
+  const dir = join(base, 'my-tools')
+  await mkdir(join(dir, 'lib'), { recursive: true })
+  await writeFile(join(dir, 'greet.ts'), GREET)
+  await writeFile(join(dir, 'lib', 'words.ts'), WORDS)
+  assert.ok(relative(ROOT, dir).startsWith('..'), `${dir} is outside ${ROOT}`)
+  return dir
+}
+
+interface Server { port: number, lines: () => Array<Record<string, unknown>>, stop: () => Promise<number | null> }
+
+/** Starts the gateway as a child with exactly `env`; resolves once it listens. */
+async function startGateway (t: TestContext, args: string[], cwd: string, env: Record<string, string>): Promise<Server> {
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  t.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
+  let output = ''
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const lines = () => output.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>)
+  const listening = new Promise<number>((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk
+      const match = /"msg":"Server listening at http:\/\/[^"]+:(\d+)"/.exec(output)
+      if (match) resolve(Number(match[1]))
+    })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
+    exited.then((code) => reject(new Error(`the gateway exited (${code}) before listening:\n${output}`)))
+  })
+  const port = await withTimeout(listening, START_TIMEOUT_MS, () => { throw new Error(`no "Server listening" within ${START_TIMEOUT_MS} ms:\n${output}`) })
+  return {
+    port,
+    lines,
+    stop: async () => {
+      child.kill('SIGTERM')
+      return await exited
+    }
+  }
+}
+
+/** What a started gateway must show: discovery listed the tool beside the built-ins, and it runs. */
+async function assertServesGreet (server: Server): Promise<void> {
+  const done = server.lines().find((line) => line.msg === 'tool discovery done')
+  assert.ok(done, 'the discovery line is logged')
+  assert.ok((done.tools as string[]).includes('greet') && (done.tools as string[]).includes('read_file'), JSON.stringify(done))
+  assert.deepEqual([done.skipped, done.registeredNothing], [0, 0])
+  const base = `http://127.0.0.1:${server.port}`
+  const definitions = await (await fetch(`${base}/definitions?toolsets=greetings`)).json() as Array<{ function: { name: string } }>
+  assert.deepEqual(definitions.map((tool) => tool.function.name), ['greet'])
+  const res = await fetch(`${base}/dispatch/greet`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-tool-call-id': 'call_1' }, body: '{"name": "Ada"}'
+  })
+  const body = await res.json() as { ok: boolean, content: string }
+  assert.equal(res.status, 200, JSON.stringify(body))
+  assert.deepEqual(JSON.parse(body.content), { greeting: 'Hello, Ada!', callId: 'call_1' })
+}
+
+function baseEnv (dir: string): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, PORT: '0', WORKSPACE_ROOT: join(dir, 'workspace') }
+}
+
+test('EXTRA_TOOLS_DIRS: none by default; a comma list or the file\'s extraToolsDirs, relative folders from the working folder', async (t) => {
+  const cwd = await mkdtemp(join(tmpdir(), 'gw-extra-config-'))
+  t.after(() => rm(cwd, { recursive: true, force: true }))
+  assert.deepEqual((await loadConfig({ cwd, env: {} })).extraToolsDirs, [])
+  const fromEnv = await loadConfig({ cwd, env: { EXTRA_TOOLS_DIRS: 'my-tools, /srv/more-tools' } })
+  assert.deepEqual(fromEnv.extraToolsDirs, [join(cwd, 'my-tools'), '/srv/more-tools'])
+  await writeFile(join(cwd, 'gateway.yaml'), 'extraToolsDirs: [./from-file]\n')
+  assert.deepEqual((await loadConfig({ cwd, env: { GATEWAY_CONFIG: 'gateway.yaml' } })).extraToolsDirs, [join(cwd, 'from-file')])
+})
+
+test('in-process: EXTRA_TOOLS_DIRS adds an outside folder to the built-in tools; the tool is listed and runs', async (t) => {
+  const dir = await myTools(t)
+  const { app, log } = await buildTestApp(t, { EXTRA_TOOLS_DIRS: dir }, { builtins: true })
+  const done = log.lines().find((line) => line.msg === 'tool discovery done')
+  assert.ok((done?.tools as string[]).includes('greet'))
+  assert.ok((done?.tools as string[]).includes('read_file'), 'the built-in tools are still there')
+  assert.equal(done?.registeredNothing, 0)
+  assert.ok((done?.dirs as string[]).includes(dir))
+
+  const listed = (await app.inject('/tools?toolset=greetings')).json() as { tools: Array<{ name: string, available: boolean }> }
+  assert.deepEqual(listed.tools.map((tool) => [tool.name, tool.available]), [['greet', true]])
+  const res = await app.inject({ method: 'POST', url: '/dispatch/greet', payload: { name: 'Grace' }, headers: { 'x-tool-call-id': 'call_7' } })
+  assert.equal(res.statusCode, 200, res.body)
+  assert.deepEqual(JSON.parse(res.json().content), { greeting: 'Hello, Grace!', callId: 'call_7' })
+})
+
+test('npm start: the sources run, the outside tool imports the registry they run', async (t) => {
+  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  assert.equal(pkg.scripts.start, 'node src/server.ts', 'this test starts what `npm start` runs')
+  const dir = await myTools(t)
+  const server = await startGateway(t, ['src/server.ts'], ROOT, { ...baseEnv(join(dir, '..')), EXTRA_TOOLS_DIRS: dir })
+  await assertServesGreet(server)
+  assert.equal(await server.stop(), 0)
+})
+
+test('container: compiled files in another folder, `node dist/src/server.js`, the tool folder mounted elsewhere', async (t) => {
+  const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8')
+  assert.match(dockerfile, /^WORKDIR \/app$/m)
+  assert.match(dockerfile, /^CMD \["node", "dist\/src\/server\.js"\]$/m, 'this test starts what the image runs')
+  const tools = await myTools(t)
+  // The image's /app: package.json ("type": "module"), node_modules and dist/ (no sources).
+  const app = await mkdtemp(join(tmpdir(), 'gw-image-app-'))
+  t.after(() => rm(app, { recursive: true, force: true }))
+  await cp(join(ROOT, 'package.json'), join(app, 'package.json'))
+  await symlink(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir')
+  // Type checking is the type check's job; --noCheck emits what `npm run build` would, in seconds.
+  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(app, 'dist'), '--noCheck'],
+    { cwd: ROOT, encoding: 'utf8' })
+  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr)
+
+  const server = await startGateway(t, ['dist/src/server.js'], app, {
+    ...baseEnv(app), NODE_ENV: 'production', HOST: '0.0.0.0', GATEWAY_ALLOW_OPEN: 'true', EXTRA_TOOLS_DIRS: tools
+  })
+  await assertServesGreet(server)
+  assert.equal(await server.stop(), 0)
+})
