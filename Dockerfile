@@ -5,7 +5,8 @@
 # gateway on a non-loopback address. Give it API keys, or say explicitly that it is open:
 #   docker run -p 8080:8080 -v "$PWD/gateway.yaml:/config/gateway.yaml:ro" -e GATEWAY_CONFIG=/config/gateway.yaml tool-gateway
 #   docker run -p 8080:8080 -e GATEWAY_ALLOW_OPEN=true tool-gateway     # anyone who reaches the port can run tools
-# Mount a volume on /workspace for the files the file tools work on. Run with `--init` when the
+# Mount a volume on /workspace for the files the file tools work on, and your own tool modules on a
+# folder named by EXTRA_TOOLS_DIRS (README, "Adding your own tools"). Run with `--init` when the
 # terminal tool is enabled, so that orphaned child processes are reaped.
 
 ARG NODE_IMAGE=node:24-bookworm-slim
