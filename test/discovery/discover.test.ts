@@ -11,18 +11,11 @@ import { discoverTools } from '../../src/discovery/discover.ts'
 import { listModuleFiles, registersAtTopLevel } from '../../src/discovery/find-tool-modules.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import { evaluationsOf } from '../fixtures/discovery/evaluated.ts'
+import { recordingLogger } from '../helpers/logger.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const fixtures = resolve(here, '../fixtures/discovery/tools')
 const registryIndexUrl = pathToFileURL(resolve(here, '../../src/registry/index.ts')).href
-
-interface LogLine { level: string, obj: Record<string, unknown>, msg?: string }
-
-function captureLogger () {
-  const lines: LogLine[] = []
-  const at = (level: string) => (obj: Record<string, unknown>, msg?: string) => { lines.push({ level, obj, msg }) }
-  return { lines, logger: { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') } }
-}
 
 function toolNames (registry: ToolRegistry): string[] {
   return [...registry.snapshot().tools.keys()].sort()
@@ -114,7 +107,7 @@ test('listModuleFiles: a missing folder rejects with ENOENT, a file with ENOTDIR
 
 test('discoverTools: imports self-registering modules only, skips broken ones and reports everything', async () => {
   const registry = new ToolRegistry()
-  const { lines, logger } = captureLogger()
+  const { lines, logger } = recordingLogger()
   const report = await discoverTools({ dir: fixtures, registry, logger })
 
   assert.deepEqual(report.imported, [join(fixtures, 'echo.ts'), join(fixtures, 'nested/deeper/nested-tool.ts')])
@@ -141,7 +134,7 @@ test('discoverTools: imports self-registering modules only, skips broken ones an
 })
 
 test('discoverTools: modules without a top-level registration are never evaluated', async () => {
-  await discoverTools({ dir: fixtures, registry: new ToolRegistry(), logger: captureLogger().logger })
+  await discoverTools({ dir: fixtures, registry: new ToolRegistry(), logger: recordingLogger().logger })
   assert.deepEqual(evaluationsOf('/tools/helper.ts'), [])
   assert.deepEqual(evaluationsOf('/tools/registers-in-function.ts'), [])
   assert.deepEqual(evaluationsOf('/tools/mentions-register.ts'), [])
@@ -157,8 +150,8 @@ test('discoverTools: the same folder into two registries registers the tools in 
   const first = new ToolRegistry()
   const second = new ToolRegistry()
   const before = evaluationsOf('/tools/echo.ts').length
-  await discoverTools({ dir: fixtures, registry: first, logger: captureLogger().logger })
-  await discoverTools({ dir: fixtures, registry: second, logger: captureLogger().logger })
+  await discoverTools({ dir: fixtures, registry: first, logger: recordingLogger().logger })
+  await discoverTools({ dir: fixtures, registry: second, logger: recordingLogger().logger })
 
   assert.deepEqual(toolNames(first), ['fixture_echo', 'fixture_nested'])
   assert.deepEqual(toolNames(second), ['fixture_echo', 'fixture_nested'])
@@ -175,16 +168,16 @@ test('discoverTools: concurrent discoveries keep each registration in its own re
     'fast.mjs': toolModule('fast_tool', 'async', 'await Promise.resolve()')
   })
   const registries = [new ToolRegistry(), new ToolRegistry(), new ToolRegistry()]
-  const reports = await Promise.all(registries.map((registry) => discoverTools({ dir, registry, logger: captureLogger().logger })))
+  const reports = await Promise.all(registries.map((registry) => discoverTools({ dir, registry, logger: recordingLogger().logger })))
   for (const report of reports) assert.deepEqual(report.skipped, [])
   for (const registry of registries) assert.deepEqual(toolNames(registry), ['fast_tool', 'slow_tool'])
 })
 
 test('discoverTools: discovering into the same registry again keeps its tools and reports them, without re-evaluating', async () => {
   const registry = new ToolRegistry()
-  await discoverTools({ dir: fixtures, registry, logger: captureLogger().logger })
+  await discoverTools({ dir: fixtures, registry, logger: recordingLogger().logger })
   const before = evaluationsOf('/tools/echo.ts').length
-  const { lines, logger } = captureLogger()
+  const { lines, logger } = recordingLogger()
   const report = await discoverTools({ dir: fixtures, registry, logger })
   assert.equal(report.imported.length, 2)
   assert.deepEqual(report.registeredNothing, [])
@@ -203,7 +196,7 @@ test('discoverTools: a refused registration (collision) skips that module, the e
     'c-third.mjs': toolModule('third_tool', 'three')
   })
   const registry = new ToolRegistry()
-  const { lines, logger } = captureLogger()
+  const { lines, logger } = recordingLogger()
   const report = await discoverTools({ dir, registry, logger })
 
   assert.deepEqual(report.imported, [join(dir, 'a-first.js'), join(dir, 'c-third.mjs')])
@@ -217,7 +210,7 @@ test('discoverTools: a refused registration (collision) skips that module, the e
 
 test('discoverTools: a missing folder logs a warning and returns an empty report', async (t) => {
   const dir = join(await tempDir(t), 'tools')
-  const { lines, logger } = captureLogger()
+  const { lines, logger } = recordingLogger()
   const report = await discoverTools({ dir, registry: new ToolRegistry(), logger })
   assert.deepEqual(report, { imported: [], registeredNothing: [], skipped: [], ignored: [], tools: [] })
   assert.deepEqual(lines.map((line) => [line.level, line.msg]), [
@@ -228,7 +221,7 @@ test('discoverTools: a missing folder logs a warning and returns an empty report
 
 test('discoverTools: a relative folder is resolved against the working directory', async () => {
   const registry = new ToolRegistry()
-  const report = await discoverTools({ dir: fixtures.slice(process.cwd().length + 1), registry, logger: captureLogger().logger })
+  const report = await discoverTools({ dir: fixtures.slice(process.cwd().length + 1), registry, logger: recordingLogger().logger })
   assert.equal(report.imported[0], join(fixtures, 'echo.ts'))
   assert.deepEqual(toolNames(registry), ['fixture_echo', 'fixture_nested'])
 })
@@ -242,7 +235,7 @@ test('discoverTools: a module that throws after registering is rolled back whole
     'whole.ts': toolModule('whole_tool', 'whole')
   })
   const registry = new ToolRegistry()
-  const { lines, logger } = captureLogger()
+  const { lines, logger } = recordingLogger()
   const report = await discoverTools({ dir, registry, logger })
   assert.deepEqual(report.skipped.map((s) => [s.file, s.error]), [[join(dir, 'half.ts'), 'set-up failed after registering']])
   assert.deepEqual(toolNames(registry), ['whole_tool'])
@@ -260,7 +253,7 @@ test('discoverTools: several folders load in order, the first wins a collision, 
     'extra/b-mine.ts': toolModule('extra_tool', 'extra')
   })
   const registry = new ToolRegistry()
-  const { lines, logger } = captureLogger()
+  const { lines, logger } = recordingLogger()
   const dirs = [join(dir, 'builtin'), join(dir, 'absent'), join(dir, 'extra')]
   const report = await discoverTools({ dir: dirs, registry, logger })
 
@@ -281,7 +274,7 @@ test('discoverTools: a module that imports but registers nothing has its own rep
     'real.ts': toolModule('real_tool', 'real')
   })
   const registry = new ToolRegistry()
-  const { lines, logger } = captureLogger()
+  const { lines, logger } = recordingLogger()
   const report = await discoverTools({ dir, registry, logger })
 
   assert.deepEqual(report.registeredNothing, [join(dir, 'impostor.ts')])

@@ -8,18 +8,11 @@ import { test } from 'node:test'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { discoverTools } from '../../src/discovery/discover.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
+import { recordingLogger } from '../helpers/logger.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const scopeUrl = pathToFileURL(resolve(here, '../../src/registry/scope.ts')).href
 const indexUrl = pathToFileURL(resolve(here, '../../src/registry/index.ts')).href
-
-interface LogLine { level: string, obj: Record<string, unknown>, msg?: string }
-
-function captureLogger () {
-  const lines: LogLine[] = []
-  const at = (level: string) => (obj: Record<string, unknown>, msg?: string) => { lines.push({ level, obj, msg }) }
-  return { lines, logger: { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') } }
-}
 
 async function folder (t: { after: (fn: () => Promise<void>) => void }, files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-loading-'))
@@ -36,7 +29,7 @@ const esm = (name: string) => `import { registry } from 'tool-gateway/registry'\
 const cjs = (name: string) => `const { registry } = require('tool-gateway/registry')\nregistry.register(${tool(name)})\n`
 
 async function discover (dir: string, registry = new ToolRegistry()) {
-  const { lines, logger } = captureLogger()
+  const { lines, logger } = recordingLogger()
   const report = await discoverTools({ dir, registry, logger })
   return { registry, report, lines, names: [...registry.snapshot().tools.keys()].sort() }
 }

@@ -47,3 +47,16 @@ export function captureLogger (level: pino.LevelWithSilent = 'debug'): CapturedL
     }
   }
 }
+
+/** One call to a recording logger: the level, the object exactly as passed (errors stay errors), the message. */
+export interface RecordedLine { level: string, obj: Record<string, unknown>, msg?: string }
+
+/**
+ * A logger that keeps what it was given instead of serialising it, for code that takes a plain
+ * `{ error, warn, info, debug }` logger and tests that check which error object was logged.
+ */
+export function recordingLogger () {
+  const lines: RecordedLine[] = []
+  const at = (level: string) => (obj: Record<string, unknown>, msg?: string) => { lines.push({ level, obj, msg }) }
+  return { lines, logger: { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') } }
+}
