@@ -1,83 +1,25 @@
-// One MCP server, kept connected: the SDK client over stdio or Streamable HTTP, a state operators
-// can read, reconnection with exponential back-off and jitter, a circuit breaker against restart
-// storms, and children that are always reaped (the old one is gone before a new one starts).
-import type { ChildProcess } from 'node:child_process'
-import { EventEmitter, once } from 'node:events'
-import { performance } from 'node:perf_hooks'
-import type { Readable } from 'node:stream'
-import {
-  Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport,
-  type GetPromptResult, type ListPromptsResult, type ListResourceTemplatesResult, type ListResourcesResult,
-  type ReadResourceResult, type RequestOptions, type ServerCapabilities, type Tool
+// One MCP server, kept connected: a state operators can read, one link (child or HTTP session) at a
+// time, reconnection when it breaks (when: ReconnectPolicy; the link itself: McpLink), a health ping,
+// and requests that fail with typed errors saying which failure it was.
+import { EventEmitter } from 'node:events'
+import type {
+  Client, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+  ReadResourceResult, RequestOptions, ServerCapabilities, Tool
 } from '@modelcontextprotocol/client'
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { Logger } from 'pino'
 import type { McpServerConfig } from '../config/schema.ts'
+import { McpUnavailableError } from '../errors.ts'
+import { MAX_TIMER_MS } from '../timers.ts'
+import { REAL_CLOCK, type McpClock } from './clock.ts'
+import { listAllTools, McpLink } from './link.ts'
+import { ReconnectPolicy } from './reconnect-policy.ts'
+import { requestFailure } from './request-errors.ts'
 import { mapCallResult, type MappedResult } from './result.ts'
-import { childEnvironment, childOf, isRunning, StderrLog } from './stdio-child.ts'
-import { withTimeout } from '../timers.ts'
+import { StderrLog } from './stdio-child.ts'
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TUNING, type McpConnectionTuning } from './tuning.ts'
 
 export type McpConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'circuit_open' | 'disabled' | 'closed'
 export type McpTransportKind = 'stdio' | 'http'
-
-/** Time and chance, injectable so back-off and the circuit breaker can be tested without waiting. */
-export interface McpClock {
-  /** Monotonic ms. */
-  now: () => number
-  setTimeout: (fn: () => void, ms: number) => unknown
-  clearTimeout: (handle: unknown) => void
-  /** In [0, 1). */
-  random: () => number
-}
-
-export const REAL_CLOCK: McpClock = Object.freeze({
-  now: () => performance.now(),
-  setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms).unref(),
-  clearTimeout: (handle: unknown) => clearTimeout(handle as NodeJS.Timeout),
-  random: () => Math.random()
-})
-
-export interface McpConnectionTuning {
-  /** First reconnection delay; doubles per consecutive failure. */
-  backoffBaseMs: number
-  backoffMaxMs: number
-  /** ± this fraction of the delay, so many gateways do not reconnect in step. */
-  jitter: number
-  /** Consecutive failures that open the circuit. */
-  failureThreshold: number
-  /** How long the circuit stays open before one half-open probe. */
-  circuitOpenMs: number
-  /** A connection that dies sooner than this after connecting counts as a failure (a crash loop is a restart storm too); 0 = never. */
-  stableMs: number
-  /** Health ping while connected; 0 = none. */
-  pingIntervalMs: number
-  /** A server that does not answer a ping this fast is treated as gone. */
-  pingTimeoutMs: number
-  /** SIGTERM, then SIGKILL after this long. */
-  killGraceMs: number
-  /** Child stderr lines logged per window; the rest are counted, not logged. */
-  stderrLinesPerWindow: number
-  stderrWindowMs: number
-}
-
-export const DEFAULT_TUNING: Readonly<McpConnectionTuning> = Object.freeze({
-  backoffBaseMs: 500,
-  backoffMaxMs: 30_000,
-  jitter: 0.2,
-  failureThreshold: 3,
-  circuitOpenMs: 60_000,
-  stableMs: 10_000,
-  pingIntervalMs: 30_000,
-  pingTimeoutMs: 5_000,
-  killGraceMs: 2_000,
-  stderrLinesPerWindow: 200,
-  stderrWindowMs: 10_000
-})
-
-export const DEFAULT_CALL_TIMEOUT_MS = 60_000
-export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000
-// setTimeout fires at once for delays above 2^31 - 1 ms.
-const MAX_TIMER_MS = 2_147_483_647
 
 export interface McpConnectionOptions {
   /** The server's name in the config. */
@@ -97,48 +39,7 @@ export interface CallOptions {
   timeoutMs?: number
 }
 
-/** One spawned child or HTTP session, from its first byte to its reaping. */
-interface Link {
-  readonly client: Client
-  readonly transport: StdioClientTransport | StreamableHTTPClientTransport
-  /** The spawned process (stdio), kept so it is signalled through its handle, never by a pid that may be reused. */
-  child?: ChildProcess
-  pid?: number
-  connectedAt?: number
-  pinging: boolean
-  stderr?: StderrLog
-  terminated?: Promise<void>
-}
-
-function message (err: unknown): string {
-  if (err instanceof Error) return err.message || err.name
-  return String(err)
-}
-
-/** The connection itself failed (as opposed to the server answering with an error). */
-function isConnectionLoss (err: unknown): boolean {
-  if (err instanceof SdkHttpError) return err.status === 404 || err.status >= 500
-  if (err instanceof SdkError) {
-    return err.code === SdkErrorCode.ConnectionClosed || err.code === SdkErrorCode.NotConnected || err.code === SdkErrorCode.SendFailed
-  }
-  // undici: "fetch failed" with ECONNREFUSED / ECONNRESET as the cause.
-  return err instanceof TypeError && /fetch failed|terminated/i.test(err.message)
-}
-
-function isTimeout (err: unknown): boolean {
-  return err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout
-}
-
-/** Resolves true if `promise` settles within `ms` (real time: children die in real time). */
-function within (promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return withTimeout(promise.then(() => true, () => true), ms, () => false, { unref: true })
-}
-
-// Output schemas are not checked here (the model reads the result either way), so none of a
-// server's schemas is ever compiled into code by the client.
-const NO_OUTPUT_VALIDATION = {
-  getValidator: () => (input: unknown) => ({ valid: true as const, data: input as never, errorMessage: undefined })
-}
+type Run<T> = (client: Client, request: RequestOptions) => Promise<T>
 
 export class McpConnection extends EventEmitter<{ state: [McpConnectionState], connected: [], tools_changed: [] }> {
   readonly server: string
@@ -146,19 +47,17 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
   #state: McpConnectionState
   #lastError: string | undefined
   #since = Date.now()
-  #failures = 0
-  #nextAttemptAt: number | undefined
   #tools: readonly Tool[] = []
   #capabilities: ServerCapabilities = {}
-  #link: Link | undefined
+  #link: McpLink | undefined
   #timer: unknown
-  #pingTimer: unknown
   #started = false
   #closed = false
   #firstSettled: Promise<void> = Promise.resolve()
   #attempting: Promise<void> | undefined
   #teardown: Promise<void> = Promise.resolve()
   #closing: Promise<void> | undefined
+  readonly #policy: ReconnectPolicy
   readonly #stderrLog: StderrLog
   readonly #config: McpServerConfig
   readonly #logger: Logger
@@ -173,6 +72,7 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
     this.#logger = options.logger
     this.#clock = options.clock ?? REAL_CLOCK
     this.#tuning = { ...DEFAULT_TUNING, ...options.tuning }
+    this.#policy = new ReconnectPolicy(this.#tuning, this.#clock)
     // One per server, across its children: the rate cap holds for a server that crash-loops too.
     this.#stderrLog = new StderrLog({
       logger: this.#logger,
@@ -190,7 +90,7 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
   get lastError (): string | undefined { return this.#lastError }
   /** Wall-clock ms of the last state change. */
   get since (): number { return this.#since }
-  get consecutiveFailures (): number { return this.#failures }
+  get consecutiveFailures (): number { return this.#policy.failures }
   /** The tools the server listed last (raw MCP definitions). */
   get tools (): readonly Tool[] { return this.#tools }
   get capabilities (): ServerCapabilities { return this.#capabilities }
@@ -203,8 +103,7 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
   describe (): string {
     let state: string = this.#state
     if (this.#state === 'circuit_open') {
-      const wait = Math.max(0, Math.ceil(((this.#nextAttemptAt ?? this.#clock.now()) - this.#clock.now()) / 1000))
-      state = `circuit open after ${this.#failures} consecutive failures (next attempt in ${wait} s)`
+      state = `circuit open after ${this.#policy.failures} consecutive failures (next attempt in ${this.#policy.secondsToNextAttempt()} s)`
     }
     return `MCP server "${this.server}" is ${state}${this.#lastError ? `: ${this.#lastError}` : ''}`
   }
@@ -220,7 +119,7 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
 
   /** Every page of tools/list; also updates `tools`. */
   async listTools (options: CallOptions = {}): Promise<Tool[]> {
-    const tools = await this.#request('tools/list', (client, request) => this.#listAllTools(client, request), options)
+    const tools = await this.#request('tools/list', listAllTools, options)
     this.#tools = tools
     return tools
   }
@@ -254,12 +153,13 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
   close (): Promise<void> {
     if (this.#closing) return this.#closing
     this.#closed = true
-    this.#clearTimers()
+    this.#clock.clearTimeout(this.#timer)
+    this.#timer = undefined
     const link = this.#link
     this.#link = undefined
     if (this.#state !== 'disabled') this.#setState('closed')
     this.#closing = (async () => {
-      if (link) await this.#terminate(link, true)
+      if (link) await link.terminate(true)
       await this.#teardown
       await this.#attempting
     })()
@@ -276,223 +176,99 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
 
   async #attempt (): Promise<void> {
     this.#timer = undefined
-    this.#nextAttemptAt = undefined
+    this.#policy.attemptStarted()
     // Never two children at once: the previous one is reaped before the next is spawned.
     await this.#teardown
     if (this.#closed) return
     const link = this.#newLink()
     this.#link = link
     try {
-      await link.client.connect(link.transport, { timeout: this.connectTimeoutMs })
-      link.child = childOf(link.transport)
-      link.pid = link.child?.pid
-      const capabilities = link.client.getServerCapabilities() ?? {}
-      const tools = capabilities.tools ? await this.#listAllTools(link.client, { timeout: this.connectTimeoutMs }) : []
+      const { tools, capabilities } = await link.connect(this.connectTimeoutMs)
       if (this.#closed || this.#link !== link) throw new Error('closed while connecting')
       this.#tools = tools
       this.#capabilities = capabilities
     } catch (err) {
       if (this.#link === link) this.#link = undefined
-      link.child ??= childOf(link.transport)
-      const reason = this.#explain(link, err)
-      await this.#terminate(link, false)
+      const reason = link.explain(err)
+      await link.terminate(false)
       if (this.#closed) return
-      this.#logger.warn({ err: reason, attempt: this.#failures + 1 }, 'MCP server connection attempt failed')
+      this.#logger.warn({ err: reason, attempt: this.#policy.failures + 1 }, 'MCP server connection attempt failed')
       this.#afterFailure(reason, true)
       return
     }
     link.connectedAt = this.#clock.now()
-    // With stability tracking off, connecting is success enough; otherwise the loss decides (see #lost).
-    if (this.#tuning.stableMs === 0) this.#failures = 0
+    this.#policy.connected()
     this.#logger.info({ tools: this.#tools.length, pid: link.pid }, 'MCP server connected')
     // Tools are registered first, so whoever hears "connected" finds them in the registry.
     // Outside the try: a listener that throws must not be taken for a failed connection.
     this.#emitSafely('connected')
     this.#setState('connected')
-    this.#schedulePing(link)
+    link.keepAlive()
   }
 
-  #newLink (): Link {
-    const transport = this.#createTransport()
-    const client = new Client({ name: 'tool-gateway', version: '0.1.0' }, { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION })
-    const link: Link = { client, transport, pinging: false }
-    // Set before connect: the client chains its own handler after this one.
-    transport.onclose = () => {
-      const why = transport instanceof StdioClientTransport
-        ? `the server process exited${link.stderr?.lastLine ? ` (last stderr line: ${link.stderr.lastLine})` : ''}`
-        : 'the server closed the connection'
-      this.#lost(link, why)
-    }
-    transport.onerror = (err) => this.#logger.debug({ err: message(err) }, 'MCP transport error')
-    client.onerror = (err) => this.#logger.debug({ err: message(err) }, 'MCP client error')
-    client.setNotificationHandler('notifications/tools/list_changed', () => {
-      if (this.#link === link && this.#state === 'connected') this.#emitSafely('tools_changed')
+  #newLink (): McpLink {
+    const link: McpLink = new McpLink({
+      config: this.#config,
+      logger: this.#logger,
+      stderrLog: this.#stderrLog,
+      tuning: this.#tuning,
+      clock: this.#clock,
+      onLost: (why) => this.#lost(link, why),
+      onToolsChanged: () => {
+        if (this.#link === link && this.#state === 'connected') this.#emitSafely('tools_changed')
+      }
     })
-    if (transport instanceof StdioClientTransport && transport.stderr) {
-      link.stderr = this.#stderrLog
-      this.#stderrLog.lastLine = undefined
-      this.#stderrLog.follow(transport.stderr as Readable, () => link.pid ?? childOf(transport)?.pid)
-    }
     return link
-  }
-
-  #createTransport (): StdioClientTransport | StreamableHTTPClientTransport {
-    const config = this.#config
-    if ('command' in config) {
-      return new StdioClientTransport({
-        command: config.command,
-        args: config.args ?? [],
-        env: childEnvironment(config.env),
-        cwd: config.cwd,
-        stderr: 'pipe'
-      })
-    }
-    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: { ...config.headers } } })
-  }
-
-  async #listAllTools (client: Client, request: RequestOptions): Promise<Tool[]> {
-    // Without a cursor the SDK walks every page (capped at 64 pages against a server that never converges).
-    const { tools } = await client.listTools(undefined, request)
-    return Array.isArray(tools) ? tools : []
-  }
-
-  #explain (link: Link, err: unknown): string {
-    const base = message(err)
-    const last = link.stderr?.lastLine
-    return last && !base.includes(last) ? `${base} (last stderr line: ${last})` : base
   }
 
   // ---- failures ----
 
   /** The connected link broke: calls fail fast from now on, and a reconnection is scheduled. */
-  #lost (link: Link, reason: string): void {
+  #lost (link: McpLink, reason: string): void {
     if (this.#link !== link || this.#state !== 'connected' || this.#closed) return
     this.#link = undefined
-    this.#clock.clearTimeout(this.#pingTimer)
     const lived = this.#clock.now() - (link.connectedAt ?? this.#clock.now())
-    this.#teardown = this.#terminate(link, false)
+    this.#teardown = link.terminate(false)
     this.#logger.warn({ err: reason, livedMs: Math.round(lived) }, 'MCP server connection lost')
-    this.#afterFailure(reason, this.#tuning.stableMs > 0 && lived < this.#tuning.stableMs)
+    this.#afterFailure(reason, this.#policy.lossCounts(lived))
   }
 
   #afterFailure (reason: string, counts: boolean): void {
     this.#lastError = reason
-    this.#failures = counts ? this.#failures + 1 : 0
-    if (this.#failures >= this.#tuning.failureThreshold) {
-      this.#schedule(this.#tuning.circuitOpenMs)
-      this.#setState('circuit_open')
-      this.#logger.error({ failures: this.#failures, openMs: this.#tuning.circuitOpenMs, err: reason }, 'MCP server circuit open')
-      return
-    }
-    this.#schedule(this.#backoff(this.#failures))
-    this.#setState('reconnecting')
-  }
-
-  /** base × 2^(n-1), capped, ± jitter; the first retry after a long-lived connection waits `base`. */
-  #backoff (failures: number): number {
-    const { backoffBaseMs, backoffMaxMs, jitter } = this.#tuning
-    const raw = Math.min(backoffMaxMs, backoffBaseMs * 2 ** Math.max(0, failures - 1))
-    return Math.max(0, Math.round(raw * (1 + jitter * (2 * this.#clock.random() - 1))))
-  }
-
-  #schedule (delayMs: number): void {
+    const plan = this.#policy.failed(counts)
     this.#clock.clearTimeout(this.#timer)
-    this.#nextAttemptAt = this.#clock.now() + delayMs
     this.#timer = this.#clock.setTimeout(() => {
       if (this.#closed) return
       // Leaving circuit_open: this is the one half-open probe; a failure opens the circuit again.
       this.#setState('reconnecting')
       this.#runAttempt()
-    }, delayMs)
+    }, plan.delayMs)
+    this.#setState(plan.state)
+    if (plan.state === 'circuit_open') {
+      this.#logger.error({ failures: this.#policy.failures, openMs: plan.delayMs, err: reason }, 'MCP server circuit open')
+    }
   }
 
-  #clearTimers (): void {
-    this.#clock.clearTimeout(this.#timer)
-    this.#clock.clearTimeout(this.#pingTimer)
-    this.#timer = undefined
-    this.#pingTimer = undefined
-  }
-
-  // ---- liveness ----
-
-  #schedulePing (link: Link): void {
-    if (this.#tuning.pingIntervalMs <= 0) return
-    this.#pingTimer = this.#clock.setTimeout(() => {
-      if (this.#link !== link) return
-      this.#checkLiveness(link, 'health check')
-      this.#schedulePing(link)
-    }, this.#tuning.pingIntervalMs)
-  }
-
-  /** A hung server is found by asking it something trivial: no answer in time means it is gone. */
-  #checkLiveness (link: Link, why: string): void {
-    if (this.#link !== link || this.#state !== 'connected' || link.pinging) return
-    link.pinging = true
-    const timeout = this.#tuning.pingTimeoutMs
-    link.client.ping({ timeout }).then(() => {
-      link.pinging = false
-    }, (err: unknown) => {
-      link.pinging = false
-      // An error answer is still an answer: the server is alive.
-      if (err instanceof ProtocolError) return
-      const reason = isTimeout(err) ? `the server stopped answering (no reply to a ping within ${timeout} ms after ${why})` : message(err)
-      this.#lost(link, reason)
-    })
+  /** A deadline hit may mean a hung server: the link checks it still answers. */
+  #checkLiveness (link: McpLink, after: string): void {
+    if (this.#link === link && this.#state === 'connected') link.checkAlive(after)
   }
 
   // ---- requests ----
 
-  async #request<T> (label: string, run: (client: Client, request: RequestOptions) => Promise<T>, options: CallOptions): Promise<T> {
+  async #request<T> (label: string, run: Run<T>, options: CallOptions): Promise<T> {
     const link = this.#link
-    if (this.#state !== 'connected' || link === undefined) throw new Error(this.describe())
+    if (this.#state !== 'connected' || link === undefined) throw new McpUnavailableError(this.server, this.describe())
     const { signal } = options
-    const timeout = Math.min(options.timeoutMs ?? (signal ? MAX_TIMER_MS : this.callTimeoutMs), MAX_TIMER_MS)
+    const timeoutMs = Math.min(options.timeoutMs ?? (signal ? MAX_TIMER_MS : this.callTimeoutMs), MAX_TIMER_MS)
     try {
-      return await run(link.client, { signal, timeout })
+      return await run(link.client, { signal, timeout: timeoutMs })
     } catch (err) {
-      if (signal?.aborted) {
-        // The SDK has told the server (notifications/cancelled). A deadline hit may mean a hung server.
-        const reason: unknown = signal.reason
-        if (reason instanceof Error && reason.name === 'TimeoutError') this.#checkLiveness(link, `${label} timed out`)
-        throw new Error(`MCP server "${this.server}" did not finish ${label}: the call was cancelled (${message(reason)})`)
-      }
-      if (isTimeout(err)) {
-        this.#checkLiveness(link, `${label} timed out`)
-        throw new Error(`MCP server "${this.server}" did not answer ${label} within ${timeout} ms`)
-      }
-      if (isConnectionLoss(err)) {
-        this.#lost(link, `the connection failed during ${label}: ${message(err)}`)
-        throw new Error(`MCP server "${this.server}" went away during ${label}: ${message(err)}`)
-      }
-      throw new Error(`MCP server "${this.server}" failed ${label}: ${message(err)}`)
+      const failure = requestFailure({ server: this.server, label, timeoutMs, signal }, err)
+      if (failure.suspect === true) this.#checkLiveness(link, `${label} timed out`)
+      if (failure.lost !== undefined) this.#lost(link, failure.lost)
+      throw failure.error
     }
-  }
-
-  // ---- children ----
-
-  /** Closes the client and reaps the child: SIGTERM at once, SIGKILL after the grace. Idempotent. */
-  #terminate (link: Link, graceful: boolean): Promise<void> {
-    link.terminated ??= (async () => {
-      const { transport } = link
-      const child = link.child ?? childOf(transport)
-      if (graceful && transport instanceof StreamableHTTPClientTransport && link.connectedAt !== undefined) {
-        // Tell the server the session is over; a dead server must not hold up shutdown.
-        await within(transport.terminateSession(), 1_000)
-      }
-      // 'exit' means reaped: no zombie is left once it fires. Listened to before anything is closed.
-      const exited = child && isRunning(child) ? once(child, 'exit').then(() => {}, () => {}) : undefined
-      const closing = Promise.allSettled([link.client.close(), transport.close()])
-      if (child && exited && isRunning(child)) {
-        child.kill('SIGTERM')
-        if (!await within(exited, this.#tuning.killGraceMs)) {
-          this.#logger.warn({ pid: child.pid }, 'MCP server ignored SIGTERM; sending SIGKILL')
-          child.kill('SIGKILL')
-          await within(exited, this.#tuning.killGraceMs)
-        }
-      }
-      await within(closing, this.#tuning.killGraceMs)
-    })()
-    return link.terminated
   }
 
   #setState (state: McpConnectionState): void {

@@ -3,11 +3,12 @@
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import type { McpServerConfig } from '../config/schema.ts'
+import { messageOf } from '../objects.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
-import {
-  McpConnection, REAL_CLOCK, type McpClock, type McpConnectionState, type McpConnectionTuning, type McpTransportKind
-} from './connection.ts'
+import { REAL_CLOCK, type McpClock } from './clock.ts'
+import { McpConnection, type McpConnectionState, type McpTransportKind } from './connection.ts'
 import { sanitizeNamePart } from './naming.ts'
+import type { McpConnectionTuning } from './tuning.ts'
 import { McpServerTools } from './server-tools.ts'
 import { withTimeout } from '../timers.ts'
 
@@ -125,7 +126,7 @@ export class McpManager extends EventEmitter<{ state: [McpServerStatus] }> {
       try {
         await connection.close()
       } catch (err) {
-        this.#logger.error({ server: connection.server, err: (err as Error).message }, 'MCP server did not close cleanly')
+        this.#logger.error({ server: connection.server, err: messageOf(err) }, 'MCP server did not close cleanly')
       }
     })).then(() => undefined)
     return this.#stopping

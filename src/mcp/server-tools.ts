@@ -3,13 +3,14 @@
 // a debounced diff refresh on notifications/tools/list_changed (add, replace changed, remove gone).
 import type { Tool } from '@modelcontextprotocol/client'
 import type { Logger } from 'pino'
+import { messageOf } from '../objects.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
-import { toolResult } from '../registry/tool-result.ts'
 import type { CheckFn, JsonSchema, ToolHandler } from '../registry/types.ts'
-import { REAL_CLOCK, type McpClock, type McpConnection } from './connection.ts'
+import { REAL_CLOCK, type McpClock } from './clock.ts'
+import type { McpConnection } from './connection.ts'
 import { assignToolNames, mcpToolName, mcpToolsetName } from './naming.ts'
-import { describeContentBlock, describeResourceContents } from './result.ts'
 import { normalizeInputSchema } from './schema.ts'
+import { utilityTools } from './utility-tools.ts'
 
 export interface ToolFilter {
   /** Raw MCP names to keep; wins over exclude. */
@@ -48,11 +49,6 @@ interface Desired {
 }
 
 const MAX_DESCRIPTION_CHARS = 8_000
-const NO_ARGUMENTS: JsonSchema = { type: 'object', properties: {}, additionalProperties: false }
-
-function optional<T extends Record<string, unknown>> (value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== '')) as Partial<T>
-}
 
 function describeTool (server: string, tool: Tool): string {
   const title = typeof tool.title === 'string' ? tool.title : typeof tool.annotations?.title === 'string' ? tool.annotations.title : ''
@@ -118,7 +114,7 @@ export class McpServerTools {
       try {
         return this.apply(await this.#connection.listTools())
       } catch (err) {
-        this.#logger.warn({ err: (err as Error).message }, 'MCP tool list refresh failed')
+        this.#logger.warn({ err: messageOf(err) }, 'MCP tool list refresh failed')
         return undefined
       }
     })
@@ -157,7 +153,7 @@ export class McpServerTools {
         else report.updated.push(tool.name)
       } catch (err) {
         // A built-in, a plugin or another server has the name: that tool stays out, the others go on.
-        const reason = (err as Error).message
+        const reason = messageOf(err)
         this.#logger.error({ tool: tool.name, raw: tool.raw, err: reason }, 'MCP tool not registered')
         report.skipped.push({ tool: tool.raw, reason })
       }
@@ -238,71 +234,14 @@ export class McpServerTools {
   }
 
   #utilities (): Desired[] {
-    const capabilities = this.#connection.capabilities
-    const connection = this.#connection
-    const server = this.server
-    const out: Desired[] = []
-    const add = (tool: string, description: string, parameters: JsonSchema, handler: ToolHandler): void => {
-      const name = mcpToolName(server, tool)
-      out.push({ name, raw: `#${tool}`, description, parameters, handler, fingerprint: JSON.stringify([tool, description, parameters]) })
-    }
-    if (capabilities.resources) {
-      add('list_resources', `List the resources (and resource templates) MCP server "${server}" offers.`, NO_ARGUMENTS, async (_args, ctx) => {
-        const { resources } = await connection.listResources({ signal: ctx.signal })
-        let templates: unknown[] | undefined
-        try {
-          templates = (await connection.listResourceTemplates({ signal: ctx.signal })).resourceTemplates
-            .map((t) => optional({ uriTemplate: t.uriTemplate, name: t.name, title: t.title, description: t.description, mimeType: t.mimeType }))
-        } catch {
-          // Templates are optional in the protocol; a server without them answers with an error.
-        }
-        return toolResult({
-          resources: resources.map((r) => optional({ uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
-          ...(templates && templates.length > 0 ? { resourceTemplates: templates } : {})
-        })
-      })
-      add('read_resource', `Read one resource of MCP server "${server}" by its URI.`, {
-        type: 'object',
-        properties: { uri: { type: 'string', description: 'The resource URI, as list_resources gives it.' } },
-        required: ['uri'],
-        additionalProperties: false
-      }, async (args, ctx) => {
-        const { contents } = await connection.readResource(String(args.uri), { signal: ctx.signal })
-        return contents.map(describeResourceContents).join('\n')
-      })
-    }
-    if (capabilities.prompts) {
-      add('list_prompts', `List the prompts MCP server "${server}" offers, with their arguments.`, NO_ARGUMENTS, async (_args, ctx) => {
-        const { prompts } = await connection.listPrompts({ signal: ctx.signal })
-        return toolResult({
-          prompts: prompts.map((p) => optional({
-            name: p.name,
-            title: p.title,
-            description: p.description,
-            arguments: p.arguments?.map((a) => optional({ name: a.name, description: a.description, required: a.required }))
-          }))
-        })
-      })
-      add('get_prompt', `Get one prompt of MCP server "${server}", filled in with its arguments.`, {
-        type: 'object',
-        properties: {
-          name: { type: 'string', description: 'The prompt name, as list_prompts gives it.' },
-          arguments: { type: 'object', description: 'Prompt arguments by name.', additionalProperties: { type: ['string', 'number', 'boolean'] } }
-        },
-        required: ['name'],
-        additionalProperties: false
-      }, async (args, ctx) => {
-        const given = typeof args.arguments === 'object' && args.arguments !== null ? args.arguments as Record<string, unknown> : {}
-        // Prompt arguments are strings in the protocol; models send numbers and booleans too.
-        const values = Object.fromEntries(Object.entries(given).map(([key, value]) => [key, String(value)]))
-        const result = await connection.getPrompt(String(args.name), values, { signal: ctx.signal })
-        return toolResult(optional({
-          description: result.description,
-          messages: result.messages.map((m) => ({ role: m.role, content: describeContentBlock(m.content) }))
-        }))
-      })
-    }
-    return out
+    return utilityTools(this.server, this.#connection).map(({ tool, description, parameters, handler }) => ({
+      name: mcpToolName(this.server, tool),
+      raw: `#${tool}`,
+      description,
+      parameters,
+      handler,
+      fingerprint: JSON.stringify([tool, description, parameters])
+    }))
   }
 
   #ensureAlias (): void {
@@ -314,7 +253,7 @@ export class McpServerTools {
       this.#aliasRefused = false
     } catch (err) {
       // The server's tools stay reachable as toolset "mcp-<server>"; only the short name is lost.
-      if (!this.#aliasRefused) this.#logger.warn({ alias: this.server, toolset: this.toolset, err: (err as Error).message }, 'MCP toolset alias not registered')
+      if (!this.#aliasRefused) this.#logger.warn({ alias: this.server, toolset: this.toolset, err: messageOf(err) }, 'MCP toolset alias not registered')
       this.#aliasRefused = true
     }
   }

@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { rm } from 'node:fs/promises'
 import type { McpServerConfig } from '../../src/config/schema.ts'
+import { McpUnavailableError } from '../../src/errors.ts'
 import { McpConnection } from '../../src/mcp/connection.ts'
 import { captureLogger } from '../helpers/logger.ts'
 import { ManualClock } from './helpers/clock.ts'
@@ -179,7 +180,11 @@ test('calls fail fast while reconnecting, with the reason', async (t) => {
   h.manager.start()
   await h.manager.ready()
   const connection = h.manager.connection('gone')!
-  await assert.rejects(connection.callTool('echo', {}), /^Error: MCP server "gone" is reconnecting: .*fetch failed/)
+  await assert.rejects(connection.callTool('echo', {}), (err) => {
+    assert.ok(err instanceof McpUnavailableError)
+    assert.match(err.message, /^MCP server "gone" is reconnecting: .*fetch failed/)
+    return true
+  })
 })
 
 test('close() kills a child that ignores SIGTERM with SIGKILL after the grace, and reaps it', async () => {

@@ -1,5 +1,5 @@
 // A clock the test moves by hand, for back-off and the circuit breaker: timers fire only on advance().
-import type { McpClock } from '../../../src/mcp/connection.ts'
+import type { McpClock } from '../../../src/mcp/clock.ts'
 
 interface Timer { at: number, fn: () => void }
 

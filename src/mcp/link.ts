@@ -1,0 +1,210 @@
+// One spawned child or HTTP session of an MCP server, from its first byte to its reaping: the SDK
+// transport and client, the child's stderr, the health ping, termination (SIGTERM, then SIGKILL
+// after a grace) and which failures of the SDK or the transport mean the connection itself is gone.
+import type { ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import type { Readable } from 'node:stream'
+import {
+  Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport,
+  type RequestOptions, type ServerCapabilities, type Tool
+} from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import type { Logger } from 'pino'
+import type { McpServerConfig } from '../config/schema.ts'
+import { isRecord, messageOf } from '../objects.ts'
+import { withTimeout } from '../timers.ts'
+import type { McpClock } from './clock.ts'
+import { childEnvironment, childOf, isRunning, type StderrLog } from './stdio-child.ts'
+import type { McpConnectionTuning } from './tuning.ts'
+
+export interface McpLinkOptions {
+  config: McpServerConfig
+  logger: Logger
+  /** The server's stderr log, shared by all its children so the rate cap holds for a crash loop too. */
+  stderrLog: StderrLog
+  tuning: Pick<McpConnectionTuning, 'killGraceMs' | 'pingIntervalMs' | 'pingTimeoutMs'>
+  clock: McpClock
+  /** The child exited, the session closed or the server stopped answering; `why` says which, for operators. */
+  onLost: (why: string) => void
+  /** The server sent notifications/tools/list_changed. */
+  onToolsChanged: () => void
+}
+
+/** What the server told us on connecting. */
+export interface LinkHandshake {
+  capabilities: ServerCapabilities
+  tools: Tool[]
+}
+
+const LOST_SDK_CODES: ReadonlySet<string> = new Set([SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed])
+
+/** The connection itself failed (as opposed to the server answering with an error). */
+export function isConnectionLoss (err: unknown): boolean {
+  if (err instanceof SdkHttpError) return err.status === 404 || err.status >= 500
+  if (err instanceof SdkError) return LOST_SDK_CODES.has(err.code)
+  // fetch rejects with a bare TypeError ("fetch failed", or "terminated" mid-body) whose cause is
+  // the network error, which carries a code: a system one (ECONNREFUSED, ECONNRESET, ENOTFOUND) or
+  // undici's (UND_ERR_SOCKET). Refusals that are not network failures ("bad port") carry none.
+  return err instanceof TypeError && hasErrorCode(err.cause)
+}
+
+function hasErrorCode (value: unknown): boolean {
+  return value instanceof Error && isRecord(value) && typeof value.code === 'string'
+}
+
+export function isTimeout (err: unknown): boolean {
+  return err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout
+}
+
+/** Every page of tools/list. */
+export async function listAllTools (client: Client, request: RequestOptions): Promise<Tool[]> {
+  // Without a cursor the SDK walks every page (capped at 64 pages against a server that never converges).
+  const { tools } = await client.listTools(undefined, request)
+  return Array.isArray(tools) ? tools : []
+}
+
+/** Resolves true if `promise` settles within `ms` (real time: children die in real time). */
+function within (promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return withTimeout(promise.then(() => true, () => true), ms, () => false, { unref: true })
+}
+
+// Output schemas are not checked here (the model reads the result either way), so none of a
+// server's schemas is ever compiled into code by the client.
+const NO_OUTPUT_VALIDATION = {
+  getValidator: () => (input: unknown) => ({ valid: true as const, data: input as never, errorMessage: undefined })
+}
+
+function createTransport (config: McpServerConfig): StdioClientTransport | StreamableHTTPClientTransport {
+  if ('command' in config) {
+    return new StdioClientTransport({
+      command: config.command,
+      args: config.args ?? [],
+      env: childEnvironment(config.env),
+      cwd: config.cwd,
+      stderr: 'pipe'
+    })
+  }
+  return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: { ...config.headers } } })
+}
+
+export class McpLink {
+  readonly client: Client
+  readonly transport: StdioClientTransport | StreamableHTTPClientTransport
+  /** Monotonic ms at which the connection was up; unset while connecting. */
+  connectedAt: number | undefined
+  /** The spawned process (stdio), kept so it is signalled through its handle, never by a pid that may be reused. */
+  #child: ChildProcess | undefined
+  #pid: number | undefined
+  #pinging = false
+  #pingTimer: unknown
+  #stderr: StderrLog | undefined
+  #terminated: Promise<void> | undefined
+  readonly #logger: Logger
+  readonly #tuning: McpLinkOptions['tuning']
+  readonly #clock: McpClock
+  readonly #onLost: (why: string) => void
+
+  constructor (options: McpLinkOptions) {
+    this.#logger = options.logger
+    this.#tuning = options.tuning
+    this.#clock = options.clock
+    this.#onLost = options.onLost
+    const transport = this.transport = createTransport(options.config)
+    const client = this.client = new Client({ name: 'tool-gateway', version: '0.1.0' }, { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION })
+    // Set before connect: the client chains its own handler after this one.
+    transport.onclose = () => {
+      const last = this.#stderr?.lastLine
+      this.#onLost(transport instanceof StdioClientTransport
+        ? `the server process exited${last ? ` (last stderr line: ${last})` : ''}`
+        : 'the server closed the connection')
+    }
+    transport.onerror = (err) => this.#logger.debug({ err: messageOf(err) }, 'MCP transport error')
+    client.onerror = (err) => this.#logger.debug({ err: messageOf(err) }, 'MCP client error')
+    client.setNotificationHandler('notifications/tools/list_changed', () => options.onToolsChanged())
+    if (transport instanceof StdioClientTransport && transport.stderr) {
+      this.#stderr = options.stderrLog
+      this.#stderr.lastLine = undefined
+      this.#stderr.follow(transport.stderr as Readable, () => this.#pid ?? childOf(transport)?.pid)
+    }
+  }
+
+  /** The child's pid (stdio), once connected. */
+  get pid (): number | undefined { return this.#pid }
+
+  /** The handshake, then the first tools/list (if the server has tools), each within `timeoutMs`. */
+  async connect (timeoutMs: number): Promise<LinkHandshake> {
+    try {
+      await this.client.connect(this.transport, { timeout: timeoutMs })
+      this.#child = childOf(this.transport)
+      this.#pid = this.#child?.pid
+      const capabilities = this.client.getServerCapabilities() ?? {}
+      const tools = capabilities.tools ? await listAllTools(this.client, { timeout: timeoutMs }) : []
+      return { capabilities, tools }
+    } catch (err) {
+      // Read while the transport still holds it: the SDK forgets the process on close.
+      this.#child ??= childOf(this.transport)
+      throw err
+    }
+  }
+
+  /** Pings every pingIntervalMs (0 = never) until the link is terminated. */
+  keepAlive (): void {
+    const { pingIntervalMs } = this.#tuning
+    if (pingIntervalMs <= 0 || this.#terminated !== undefined) return
+    this.#pingTimer = this.#clock.setTimeout(() => {
+      this.checkAlive('health check')
+      this.keepAlive()
+    }, pingIntervalMs)
+  }
+
+  /** A hung server is found by asking it something trivial: no answer in time means it is gone. */
+  checkAlive (after: string): void {
+    if (this.#pinging || this.#terminated !== undefined) return
+    this.#pinging = true
+    const timeout = this.#tuning.pingTimeoutMs
+    this.client.ping({ timeout }).then(() => {
+      this.#pinging = false
+    }, (err: unknown) => {
+      this.#pinging = false
+      // An error answer is still an answer: the server is alive.
+      if (err instanceof ProtocolError) return
+      this.#onLost(isTimeout(err) ? `the server stopped answering (no reply to a ping within ${timeout} ms after ${after})` : messageOf(err))
+    })
+  }
+
+  /** A failure's message, with the child's last stderr line when it adds something (the usual explanation of a crash). */
+  explain (err: unknown): string {
+    const base = messageOf(err)
+    const last = this.#stderr?.lastLine
+    // Text against text only to avoid saying the same line twice: nothing is decided from it.
+    return last && !base.includes(last) ? `${base} (last stderr line: ${last})` : base
+  }
+
+  /** Closes the client and reaps the child: SIGTERM at once, SIGKILL after the grace. Idempotent. */
+  terminate (graceful: boolean): Promise<void> {
+    this.#clock.clearTimeout(this.#pingTimer)
+    this.#terminated ??= this.#reap(graceful)
+    return this.#terminated
+  }
+
+  async #reap (graceful: boolean): Promise<void> {
+    const { transport } = this
+    const child = this.#child ?? childOf(transport)
+    if (graceful && transport instanceof StreamableHTTPClientTransport && this.connectedAt !== undefined) {
+      // Tell the server the session is over; a dead server must not hold up shutdown.
+      await within(transport.terminateSession(), 1_000)
+    }
+    // 'exit' means reaped: no zombie is left once it fires. Listened to before anything is closed.
+    const exited = child && isRunning(child) ? once(child, 'exit').then(() => {}, () => {}) : undefined
+    const closing = Promise.allSettled([this.client.close(), transport.close()])
+    if (child && exited && isRunning(child)) {
+      child.kill('SIGTERM')
+      if (!await within(exited, this.#tuning.killGraceMs)) {
+        this.#logger.warn({ pid: child.pid }, 'MCP server ignored SIGTERM; sending SIGKILL')
+        child.kill('SIGKILL')
+        await within(exited, this.#tuning.killGraceMs)
+      }
+    }
+    await within(closing, this.#tuning.killGraceMs)
+  }
+}

@@ -1,0 +1,42 @@
+// Collapses the nullable unions schema generators write for optional fields (`anyOf: [X, {type:
+// 'null'}]`) into a type list, which the argument coercion step and the validator both read as
+// "nullable".
+import { isRecord } from '../objects.ts'
+
+/** A branch that only says "null" (a description or title may ride along). */
+function isNullBranch (value: unknown): boolean {
+  return isRecord(value) && value.type === 'null' &&
+    Object.keys(value).every((key) => key === 'type' || key === 'description' || key === 'title')
+}
+
+/**
+ * `anyOf: [X, {type: 'null'}]` (or oneOf, either order) becomes X with `null` added to its type
+ * list. A branch without a plain type (a `$ref`, a union) stays an anyOf: coercion and validation
+ * already understand a null branch. Returns `schema` itself when there is nothing to collapse.
+ */
+export function collapseNullable (schema: Record<string, unknown>): Record<string, unknown> {
+  if (schema.type !== undefined) return schema
+  for (const key of ['anyOf', 'oneOf']) {
+    const branches = schema[key]
+    if (!Array.isArray(branches) || branches.length !== 2) continue
+    const nullAt = branches.findIndex(isNullBranch)
+    if (nullAt === -1) continue
+    const other = branches[1 - nullAt]
+    if (!isRecord(other) || isNullBranch(other) || other.$ref !== undefined) continue
+    if (typeof other.type !== 'string' && !Array.isArray(other.type)) continue
+    const { [key]: _union, ...rest } = schema
+    // The outer keywords (description, default, title) describe the property and win.
+    const merged: Record<string, unknown> = { ...other, ...rest }
+    const types = Array.isArray(other.type) ? [...other.type as string[]] : [other.type]
+    if (!types.includes('null')) types.push('null')
+    merged.type = types
+    if (Object.hasOwn(merged, 'const')) {
+      merged.enum = [merged.const, null]
+      delete merged.const
+    } else if (Array.isArray(merged.enum) && !merged.enum.includes(null)) {
+      merged.enum = [...merged.enum, null]
+    }
+    return merged
+  }
+  return schema
+}
