@@ -117,3 +117,32 @@ test('readLinePage honours an aborted signal', async (t) => {
   controller.abort(new Error('stop'))
   await assert.rejects(readLinePage(handle, { offset: 1, limit: 1, budget: 100, countAll: true, signal: controller.signal }), /stop/)
 })
+
+const longLine = fc.array(lineChar, { maxLength: 300, size: 'max' }).map((chars) => chars.join(''))
+const longLinesText = fc.tuple(fc.array(longLine, { maxLength: 8 }), fc.boolean())
+  .map(([lines, endsWithNewline]) => lines.join('\n') + (endsWithNewline && lines.length > 0 ? '\n' : ''))
+
+test('readLinePage matches the model when lines outgrow the budget: cut heads, surrogates kept whole', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-page-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const file = join(dir, 'long.txt')
+  await fc.assert(fc.asyncProperty(
+    longLinesText, fc.integer({ min: 1, max: 9 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 100, max: 160 }),
+    fc.integer({ min: 1, max: 40 }), fc.boolean(),
+    async (text, offset, limit, budget, chunkBytes, countAll) => {
+      await writeFile(file, text)
+      const handle = await open(file, 'r')
+      try {
+        const page = await readLinePage(handle, { offset, limit, budget, countAll, chunkBytes })
+        const expected = model(text, offset, limit, budget)
+        assert.equal(page.content, expected.content)
+        assert.equal(page.nextOffset, expected.nextOffset)
+        assert.equal(page.truncated, expected.truncated)
+        assert.deepEqual(page.cutLines, expected.cutLines)
+        if (countAll || page.totalLines !== undefined) assert.equal(page.totalLines, expected.totalLines)
+      } finally {
+        await handle.close()
+      }
+    }
+  ), { numRuns: 500 })
+})

@@ -50,98 +50,136 @@ function countNewlines (data: Buffer): number {
   return count
 }
 
-export async function readLinePage (handle: FileHandle, request: PageRequest): Promise<Page> {
-  const { offset, limit, budget, countAll, signal } = request
-  const chunk = Buffer.alloc(request.chunkBytes ?? 64 * 1024)
-  const shown: string[] = []
-  const cutLines: number[] = []
-  let phase: Phase = offset <= 1 ? 'collect' : 'skip'
-  // Read through a function: the closures below change the phase, which TypeScript cannot see.
-  const now = (): Phase => phase
-  let used = 0
-  let lineNo = 1
-  let parts: Buffer[] = []
-  let partBytes = 0
-  let nextOffset: number | undefined
-  let truncated = false
+/** One page being scanned: the line it is at, the lines it keeps, and how it ended. */
+class PageScan {
+  readonly #offset: number
+  readonly #limit: number
+  readonly #budget: number
+  readonly #countAll: boolean
+  #phase: Phase
+  readonly #shown: string[] = []
+  readonly #cutLines: number[] = []
+  /** Characters of `#shown`, with the newlines between them. */
+  #used = 0
+  #lineNo = 1
+  /** The bytes of line `#lineNo` read so far. */
+  #parts: Buffer[] = []
+  #partBytes = 0
+  #nextOffset: number | undefined
+  #truncated = false
 
-  const stop = (byBudget: boolean): void => {
-    phase = 'done'
-    nextOffset = lineNo
-    truncated = byBudget
-    parts = []
+  constructor (request: PageRequest) {
+    this.#offset = request.offset
+    this.#limit = request.limit
+    this.#budget = request.budget
+    this.#countAll = request.countAll
+    this.#phase = request.offset <= 1 ? 'collect' : 'skip'
   }
 
-  /** Line `lineNo` is complete (or the last one, without newline). */
-  const emit = (): void => {
-    if (shown.length >= limit) return stop(false)
-    let entry = `${lineNo}|${Buffer.concat(parts, partBytes).toString('utf8').replace(/\r$/, '')}`
-    const cost = entry.length + (shown.length > 0 ? 1 : 0)
-    if (used + cost > budget) {
-      if (shown.length > 0) return stop(true)
-      // One line longer than the whole budget: show its head, so every page makes progress.
-      entry = `${cutToChars(entry, budget - 80)} … [line ${lineNo} cut: longer than ${budget} characters]`
-      cutLines.push(lineNo)
+  /** Whether the next chunk is still of use: to the page, or to the count of lines after it. */
+  get wantsMore (): boolean {
+    return this.#phase !== 'done' || this.#countAll
+  }
+
+  /** Takes the next chunk of the file. */
+  scan (data: Buffer): void {
+    let start = 0
+    while (start < data.length) {
+      if (this.#phase === 'done') {
+        if (this.#countAll) this.#lineNo += countNewlines(data.subarray(start))
+        return
+      }
+      const newline = data.indexOf(NEWLINE, start)
+      const end = newline === -1 ? data.length : newline
+      // The page ended inside this line: the loop goes on counting from its start.
+      if (this.#phase === 'collect' && !this.#keep(data.subarray(start, end))) continue
+      if (newline === -1) return
+      if (this.#phase === 'collect' && !this.#emit()) {
+        // The page ended before this line, which was not shown: count from its newline on.
+        start = newline
+        continue
+      }
+      this.#nextLine()
+      start = newline + 1
     }
-    used += entry.length + (shown.length > 0 ? 1 : 0)
-    shown.push(entry)
   }
 
-  const keep = (bytes: Buffer): void => {
-    if (shown.length >= limit) return stop(false)
+  /** The page, once the reads are over; `partial` when the file ends with a line without newline. */
+  finish (partial: boolean): Page {
+    const reachedEnd = this.wantsMore
+    if (this.#phase === 'collect' && partial) this.#emit()
+    const totalLines = reachedEnd ? this.#lineNo - 1 + (partial ? 1 : 0) : undefined
+    return {
+      content: this.#shown.join('\n'),
+      linesReturned: this.#shown.length,
+      nextOffset: this.#nextOffset,
+      truncated: this.#truncated,
+      cutLines: this.#cutLines,
+      totalLines
+    }
+  }
+
+  /** Adds bytes of the current line; false when the page ended instead. */
+  #keep (bytes: Buffer): boolean {
+    if (this.#shown.length >= this.#limit) return this.#stop(false)
     // A character takes at most 4 bytes: past this the line cannot fit what is left of the budget.
-    const room = (budget - used) * 4 + 4 - partBytes
+    const room = (this.#budget - this.#used) * 4 + 4 - this.#partBytes
     if (bytes.length > room) {
-      if (shown.length > 0) return stop(true)
+      if (this.#shown.length > 0) return this.#stop(true)
       bytes = bytes.subarray(0, Math.max(0, room))
     }
     // Copied: the chunk buffer is reused by the next read.
-    if (bytes.length > 0) parts.push(Buffer.from(bytes))
-    partBytes += bytes.length
+    if (bytes.length > 0) this.#parts.push(Buffer.from(bytes))
+    this.#partBytes += bytes.length
+    return true
   }
 
+  /** Line `#lineNo` is complete (or the last one, without newline): shows it; false when the page ended before it. */
+  #emit (): boolean {
+    const separator = this.#shown.length > 0 ? 1 : 0
+    if (this.#shown.length >= this.#limit) return this.#stop(false)
+    let entry = `${this.#lineNo}|${Buffer.concat(this.#parts, this.#partBytes).toString('utf8').replace(/\r$/, '')}`
+    if (this.#used + entry.length + separator > this.#budget) {
+      if (this.#shown.length > 0) return this.#stop(true)
+      // One line longer than the whole budget: show its head, so every page makes progress.
+      entry = `${cutToChars(entry, this.#budget - 80)} … [line ${this.#lineNo} cut: longer than ${this.#budget} characters]`
+      this.#cutLines.push(this.#lineNo)
+    }
+    this.#used += entry.length + separator
+    this.#shown.push(entry)
+    return true
+  }
+
+  #nextLine (): void {
+    this.#lineNo += 1
+    this.#parts = []
+    this.#partBytes = 0
+    if (this.#phase === 'skip' && this.#lineNo >= this.#offset) this.#phase = 'collect'
+  }
+
+  #stop (byBudget: boolean): false {
+    this.#phase = 'done'
+    this.#nextOffset = this.#lineNo
+    this.#truncated = byBudget
+    this.#parts = []
+    return false
+  }
+}
+
+export async function readLinePage (handle: FileHandle, request: PageRequest): Promise<Page> {
+  const { signal } = request
+  const scan = new PageScan(request)
+  const chunk = Buffer.alloc(request.chunkBytes ?? 64 * 1024)
   let position = 0
   let lastByte = NEWLINE
-  while (true) {
-    if (now() === 'done' && !countAll) break
+  while (scan.wantsMore) {
     if (signal?.aborted) throw signal.reason
     const { bytesRead } = await handle.read(chunk, 0, chunk.length, position)
     if (bytesRead === 0) break
     position += bytesRead
-    const data = chunk.subarray(0, bytesRead)
-    lastByte = data[bytesRead - 1]
-    let start = 0
-    while (start < data.length) {
-      if (now() === 'done') {
-        if (countAll) lineNo += countNewlines(data.subarray(start))
-        break
-      }
-      const newline = data.indexOf(NEWLINE, start)
-      const end = newline === -1 ? data.length : newline
-      if (now() === 'collect') {
-        keep(data.subarray(start, end))
-        if (now() !== 'collect') continue
-      }
-      if (newline === -1) break
-      if (now() === 'collect') emit()
-      if (now() !== 'done') {
-        lineNo += 1
-        parts = []
-        partBytes = 0
-        if (now() === 'skip' && lineNo >= offset) phase = 'collect'
-      } else {
-        // `stop` ran in emit for this line: it was not shown, so count from its newline on.
-        start = newline
-        continue
-      }
-      start = newline + 1
-    }
+    lastByte = chunk[bytesRead - 1]
+    scan.scan(chunk.subarray(0, bytesRead))
   }
-  const reachedEnd = now() !== 'done' || countAll
   // A last line without newline is a line too.
-  const partial = position > 0 && lastByte !== NEWLINE
-  if (now() === 'collect' && partial) emit()
-  let totalLines: number | undefined
-  if (reachedEnd) totalLines = now() === 'done' ? lineNo - 1 + (partial ? 1 : 0) : (partial ? lineNo : lineNo - 1)
-  return { content: shown.join('\n'), linesReturned: shown.length, nextOffset, truncated, cutLines, totalLines }
+  return scan.finish(position > 0 && lastByte !== NEWLINE)
 }

@@ -6,8 +6,9 @@ import { open } from 'node:fs/promises'
 import picomatch from 'picomatch'
 import { binaryReason } from './binary.ts'
 import { FILE_LIMITS } from './limits.ts'
-import { RegexMatcher } from './regex-worker.ts'
-import { newWalkCounters, walkFiles, type WalkCounters, type WalkedFile } from './walk.ts'
+import { RegexMatcher, type FileMatches } from './regex-worker.ts'
+import { SearchProgress } from './search-progress.ts'
+import { walkFiles, type WalkCounters, type WalkedFile } from './walk.ts'
 import type { Workspace } from './workspace.ts'
 
 export type OutputMode = 'content' | 'files_with_matches' | 'count'
@@ -46,8 +47,10 @@ export interface SearchOutcome {
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
 const KILL_GRACE_MS = 250
 
+type Glob = (relative: string) => boolean
+
 /** A glob tested on the path relative to the search folder, or on the base name when it has no '/'. */
-export function globMatcher (glob: string): (relative: string) => boolean {
+export function globMatcher (glob: string): Glob {
   return picomatch(glob, { dot: true, basename: !glob.includes('/') })
 }
 
@@ -80,103 +83,96 @@ async function readCandidate (file: WalkedFile, skipped: Record<string, number>)
 }
 
 export async function runSearch (workspace: Workspace, request: SearchRequest): Promise<SearchOutcome> {
-  const deadline = Date.now() + FILE_LIMITS.searchDeadlineMs
-  const wanted = request.offset + request.limit
-  const items: SearchItem[] = []
-  const skipped: Record<string, number> = {}
-  const counters = newWalkCounters()
-  let seen = 0
-  let more = false
-  let stoppedBy: string | undefined
-  let filesScanned = 0
-  const stopped = (): boolean => {
-    if (stoppedBy !== undefined || more) return true
-    if (request.signal.aborted) stoppedBy = 'the call was cancelled'
-    else if (Date.now() > deadline) stoppedBy = `the ${FILE_LIMITS.searchDeadlineMs} ms time limit was reached`
-    return stoppedBy !== undefined
-  }
-  /** Counts a result; keeps it when it falls on the page; false once the page is full and one more exists. */
-  const add = (item: SearchItem): boolean => {
-    if (seen >= wanted) {
-      more = true
-      return false
-    }
-    if (seen >= request.offset) items.push(item)
-    seen += 1
-    return true
-  }
+  const progress = new SearchProgress(request.offset, request.limit, request.signal)
   const fileGlob = request.fileGlob === undefined ? undefined : globMatcher(request.fileGlob)
-  const files = walkFiles(workspace, request.start, counters, stopped)
+  const files = walkFiles(workspace, request.start, progress.counters, () => progress.stopped())
+  if (request.target === 'files') await searchNames(files, request, fileGlob, progress)
+  else await searchContents(files, request, fileGlob, progress)
+  return progress.outcome()
+}
 
-  if (request.target === 'files') {
-    const nameGlob = globMatcher(request.pattern)
-    for await (const file of files) {
-      if (stopped()) break
-      if (filesScanned >= FILE_LIMITS.searchMaxFiles) {
-        stoppedBy = `the limit of ${FILE_LIMITS.searchMaxFiles} files visited was reached`
-        break
-      }
-      filesScanned += 1
-      const relative = relativeTo(request.start, file.relative)
-      if (nameGlob(relative) && (fileGlob === undefined || fileGlob(relative)) && !add({ kind: 'file', path: file.relative })) break
+/** Names: every entry visited counts against the files bound, whether its name matches or not. */
+async function searchNames (files: AsyncGenerator<WalkedFile>, request: SearchRequest, fileGlob: Glob | undefined, progress: SearchProgress): Promise<void> {
+  const nameGlob = globMatcher(request.pattern)
+  for await (const file of files) {
+    if (progress.stopped()) break
+    if (progress.filesScanned >= FILE_LIMITS.searchMaxFiles) {
+      progress.stoppedBy = `the limit of ${FILE_LIMITS.searchMaxFiles} files visited was reached`
+      break
     }
-    return { items, more, stoppedBy, filesScanned, skipped, counters }
+    progress.filesScanned += 1
+    const relative = relativeTo(request.start, file.relative)
+    if (nameGlob(relative) && (fileGlob === undefined || fileGlob(relative)) && !progress.add({ kind: 'file', path: file.relative })) break
   }
+}
 
+/** Contents: only the files read (past file_glob, neither binary, too large nor unreadable) count against the files bound. */
+async function searchContents (files: AsyncGenerator<WalkedFile>, request: SearchRequest, fileGlob: Glob | undefined, progress: SearchProgress): Promise<void> {
   const matcher = new RegexMatcher(request.pattern)
   try {
     for await (const file of files) {
-      if (stopped()) break
+      if (progress.stopped()) break
       if (fileGlob !== undefined && !fileGlob(relativeTo(request.start, file.relative))) continue
-      if (filesScanned >= FILE_LIMITS.searchMaxFiles) {
-        stoppedBy = `the limit of ${FILE_LIMITS.searchMaxFiles} files read was reached`
+      if (progress.filesScanned >= FILE_LIMITS.searchMaxFiles) {
+        progress.stoppedBy = `the limit of ${FILE_LIMITS.searchMaxFiles} files read was reached`
         break
       }
-      const text = await readCandidate(file, skipped)
+      const text = await readCandidate(file, progress.skipped)
       if (text === undefined) continue
-      filesScanned += 1
-      const perLine = request.outputMode === 'content'
-      const outcome = await matcher.match(text, {
-        cap: perLine ? wanted - seen + 1 : 0,
-        firstOnly: request.outputMode === 'files_with_matches',
-        deadline,
-        graceMs: KILL_GRACE_MS,
-        signal: request.signal
-      })
-      if ('killed' in outcome) {
-        stoppedBy = outcome.killed === 'aborted'
-          ? 'the call was cancelled'
-          : `the ${FILE_LIMITS.searchDeadlineMs} ms time limit was reached while matching ${file.relative} (the pattern may backtrack catastrophically; simplify it)`
-        break
-      }
-      if (outcome.count > 0) {
-        if (perLine) {
-          const lines = text.split('\n')
-          // The empty piece after a final newline is not a line.
-          if (text.endsWith('\n')) lines.pop()
-          for (const n of outcome.lines) {
-            const window: Array<[number, string]> = []
-            for (let at = Math.max(0, n - request.context); at <= Math.min(lines.length - 1, n + request.context); at++) {
-              window.push([at + 1, lines[at].replace(/\r$/, '')])
-            }
-            if (!add({ kind: 'line', path: file.relative, line: n + 1, window })) break
-          }
-        } else if (request.outputMode === 'files_with_matches') {
-          add({ kind: 'file', path: file.relative })
-        } else {
-          add({ kind: 'count', path: file.relative, count: outcome.count })
-        }
-      }
-      if (outcome.timedOut) {
-        stoppedBy = `the ${FILE_LIMITS.searchDeadlineMs} ms time limit was reached while matching ${file.relative}`
-        break
-      }
-      if (more) break
+      progress.filesScanned += 1
+      if (!await searchText(matcher, file.relative, text, request, progress)) break
     }
   } finally {
     await matcher.close()
   }
-  return { items, more, stoppedBy, filesScanned, skipped, counters }
+}
+
+/** Matches one file's text and counts its results; false when the search ends with this file. */
+async function searchText (matcher: RegexMatcher, path: string, text: string, request: SearchRequest, progress: SearchProgress): Promise<boolean> {
+  const outcome = await matcher.match(text, {
+    cap: request.outputMode === 'content' ? progress.wantedMatches : 0,
+    firstOnly: request.outputMode === 'files_with_matches',
+    deadline: progress.deadline,
+    graceMs: KILL_GRACE_MS,
+    signal: request.signal
+  })
+  if ('killed' in outcome) {
+    progress.stoppedBy = outcome.killed === 'aborted'
+      ? 'the call was cancelled'
+      : `the ${FILE_LIMITS.searchDeadlineMs} ms time limit was reached while matching ${path} (the pattern may backtrack catastrophically; simplify it)`
+    return false
+  }
+  if (outcome.count > 0) addMatches(path, text, outcome, request, progress)
+  if (outcome.timedOut) {
+    progress.stoppedBy = `the ${FILE_LIMITS.searchDeadlineMs} ms time limit was reached while matching ${path}`
+    return false
+  }
+  return !progress.more
+}
+
+/** The results of one file with matches, as the output mode wants them. */
+function addMatches (path: string, text: string, matches: FileMatches, request: SearchRequest, progress: SearchProgress): void {
+  if (request.outputMode === 'content') {
+    const lines = text.split('\n')
+    // The empty piece after a final newline is not a line.
+    if (text.endsWith('\n')) lines.pop()
+    for (const n of matches.lines) {
+      if (!progress.add({ kind: 'line', path, line: n + 1, window: contextWindow(lines, n, request.context) })) break
+    }
+  } else if (request.outputMode === 'files_with_matches') {
+    progress.add({ kind: 'file', path })
+  } else {
+    progress.add({ kind: 'count', path, count: matches.count })
+  }
+}
+
+/** Line `n` (0-based) with `context` lines either side, numbered from 1, without their CR. */
+function contextWindow (lines: readonly string[], n: number, context: number): Array<[number, string]> {
+  const window: Array<[number, string]> = []
+  for (let at = Math.max(0, n - context); at <= Math.min(lines.length - 1, n + context); at++) {
+    window.push([at + 1, lines[at].replace(/\r$/, '')])
+  }
+  return window
 }
 
 function cutLine (text: string): string {

@@ -1,8 +1,9 @@
 // Starts a shell command as the leader of its own process group, captures its output into a
 // bounded buffer and reports when it is over. "Over" means the whole group: when the shell exits,
 // whatever it left running is killed too, so no call leaves processes behind.
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcessByStdio } from 'node:child_process'
 import { once } from 'node:events'
+import type { Readable } from 'node:stream'
 import { CappedOutput } from './output-buffer.ts'
 import { DEFAULT_GRACE_MS, isGroupAlive, killGroup } from './process-group.ts'
 
@@ -41,9 +42,17 @@ export interface SpawnedCommand {
   kill: () => Promise<void>
 }
 
-/** Spawns `/bin/sh -c command`; rejects when the spawn itself fails (missing shell, bad cwd). */
-export async function spawnCommand (options: SpawnOptions): Promise<SpawnedCommand> {
-  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS
+/** The shell just spawned, with every listener on: nothing it emits before the first await is lost. */
+interface Shell {
+  child: ChildProcessByStdio<null, Readable, Readable>
+  /** Both output pipes closed; never rejects. */
+  closed: Promise<void>
+  /** Rejects only when the spawn fails. */
+  exited: Promise<[number | null, NodeJS.Signals | null]>
+  output: CappedOutput
+}
+
+function startShell (options: SpawnOptions): Shell {
   // detached: the child calls setsid(), so it leads a new process group whose id is its pid, and
   // one signal to -pid reaches everything it starts (unless something calls setsid itself).
   const child = spawn('/bin/sh', ['-c', options.command], {
@@ -55,58 +64,89 @@ export async function spawnCommand (options: SpawnOptions): Promise<SpawnedComma
   // Listeners go on before the first await so that no event can slip past them.
   const closed = once(child, 'close').then(() => {}, () => {})
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
-  exited.catch(() => {}) // rejects only when the spawn fails, which the await below reports
+  exited.catch(() => {}) // rejects only when the spawn fails, which spawnCommand reports
   const output = new CappedOutput(options.maxOutputChars)
   // One buffer for both streams: the model reads them interleaved, as a terminal shows them.
   for (const stream of [child.stdout, child.stderr]) {
     stream.setEncoding('utf8')
     stream.on('data', (text: string) => output.write(text))
   }
+  return { child, closed, exited, output }
+}
+
+/** The kill of one group, shared: a kill under way is awaited by every caller and by the reaping, never repeated. */
+class GroupKiller {
+  readonly #pid: number
+  readonly #graceMs: number
+  #killing: Promise<void> | undefined
+  /** The command is over (group gone, output read): from then on a kill is a no-op. */
+  finished = false
+
+  constructor (pid: number, graceMs: number) {
+    this.#pid = pid
+    this.#graceMs = graceMs
+  }
+
+  kill (): Promise<void> {
+    if (this.finished) return Promise.resolve()
+    this.#killing ??= killGroup(this.#pid, this.#graceMs).then(() => {})
+    return this.#killing
+  }
+
+  /** Once the shell has exited: kills what it left in its group, or waits for a kill already asked; true for leftovers. */
+  async reap (): Promise<boolean> {
+    if (this.#killing === undefined && await isGroupAlive(this.#pid)) {
+      await this.kill()
+      return true
+    } else if (this.#killing !== undefined) {
+      await this.#killing
+    }
+    return false
+  }
+}
+
+/** Waits for the pipes to close; after DRAIN_MS closes them from this side. True when they closed on their own. */
+async function drainPipes (shell: Shell): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const drained = await Promise.race([
+    shell.closed.then(() => true),
+    new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), DRAIN_MS) })
+  ])
+  clearTimeout(timer)
+  if (!drained) {
+    shell.child.stdout.destroy()
+    shell.child.stderr.destroy()
+  }
+  return drained
+}
+
+/** Spawns `/bin/sh -c command`; rejects when the spawn itself fails (missing shell, bad cwd). */
+export async function spawnCommand (options: SpawnOptions): Promise<SpawnedCommand> {
+  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS
+  const shell = startShell(options)
   try {
-    await once(child, 'spawn')
+    await once(shell.child, 'spawn')
   } catch (err) {
-    child.stdout.destroy()
-    child.stderr.destroy()
+    shell.child.stdout.destroy()
+    shell.child.stderr.destroy()
     throw err
   }
-  const pid = child.pid as number
-
-  let finished = false
-  let killing: Promise<void> | undefined
-  const kill = (): Promise<void> => {
-    if (finished) return Promise.resolve()
-    killing ??= killGroup(pid, graceMs).then(() => {})
-    return killing
-  }
+  const pid = shell.child.pid as number
+  const killer = new GroupKiller(pid, graceMs)
 
   const done = (async (): Promise<CommandExit> => {
-    const [exitCode, signal] = await exited
-    let leftoversKilled = false
-    if (killing === undefined && await isGroupAlive(pid)) {
-      leftoversKilled = true
-      await kill()
-    } else if (killing !== undefined) {
-      await killing
-    }
-    let timer: NodeJS.Timeout | undefined
-    const drained = await Promise.race([
-      closed.then(() => true),
-      new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), DRAIN_MS) })
-    ])
-    clearTimeout(timer)
-    if (!drained) {
-      child.stdout.destroy()
-      child.stderr.destroy()
-    }
-    finished = true
+    const [exitCode, signal] = await shell.exited
+    const leftoversKilled = await killer.reap()
+    const drained = await drainPipes(shell)
+    killer.finished = true
     return { exitCode, signal, leftoversKilled, pipesHeld: !drained }
   })()
 
   return {
     pid,
-    output,
+    output: shell.output,
     done,
-    get finished () { return finished },
-    kill
+    get finished () { return killer.finished },
+    kill: () => killer.kill()
   }
 }

@@ -2,8 +2,8 @@
 // the per-page character cap. Never throws: every failure becomes the result's `error`.
 import type { Dispatcher } from 'undici'
 import type { AllowList } from './address.ts'
-import { cutAt, decodeBody, kindOf, parseMediaType, prettyJson, tidyText } from './content.ts'
-import { fetchPage, FetchFailedError } from './fetch-page.ts'
+import { cutAt, decodeBody, kindOf, parseMediaType, prettyJson, tidyText, type ContentKind } from './content.ts'
+import { fetchPage, FetchFailedError, type FetchedPage } from './fetch-page.ts'
 import { htmlToMarkdown } from './html.ts'
 import { UrlRefusedError } from './ssrf.ts'
 
@@ -54,22 +54,65 @@ function describeNetworkError (err: unknown): string {
   return `could not fetch: ${error.message || error.code || 'network error'}`
 }
 
-/** Fetches and converts one page within its own deadline. */
-export async function extractPage (url: string, options: ExtractOptions): Promise<PageResult> {
+/** The guarded fetch within the page's own deadline; every failure becomes the page's result. */
+async function fetchWithin (url: string, options: ExtractOptions): Promise<{ page: FetchedPage } | { failed: PageResult }> {
   const deadline = AbortSignal.timeout(options.timeoutMs)
   const signal = AbortSignal.any([options.signal, deadline])
-  let page
   try {
-    page = await fetchPage(url, { allow: options.allow, dispatcher: options.dispatcher, signal, maxBytes: options.maxBytes, maxRedirects: MAX_REDIRECTS })
+    return { page: await fetchPage(url, { allow: options.allow, dispatcher: options.dispatcher, signal, maxBytes: options.maxBytes, maxRedirects: MAX_REDIRECTS }) }
   } catch (err) {
-    if (err instanceof FetchFailedError) return failure(url, err.message, err.finalUrl ?? null)
+    if (err instanceof FetchFailedError) return { failed: failure(url, err.message, err.finalUrl ?? null) }
     const refused = refusalIn(err)
-    if (refused !== undefined) return failure(url, refused.message)
-    if (options.signal.aborted) return failure(url, 'cancelled before the page was read')
-    if (deadline.aborted) return failure(url, `timed out after ${options.timeoutMs} ms (the download deadline)`)
-    return failure(url, describeNetworkError(err))
+    if (refused !== undefined) return { failed: failure(url, refused.message) }
+    if (options.signal.aborted) return { failed: failure(url, 'cancelled before the page was read') }
+    if (deadline.aborted) return { failed: failure(url, `timed out after ${options.timeoutMs} ms (the download deadline)`) }
+    return { failed: failure(url, describeNetworkError(err)) }
   }
+}
 
+interface Converted {
+  content: string
+  title: string | null
+  /** HTML conversion stopped early: the rest could not be shown anyway. */
+  pruned: boolean
+  /** The HTML markup was too large and only its beginning was converted. */
+  capped: boolean
+}
+
+/** The page as a model reads it: markdown of the HTML, pretty JSON, or tidied text. */
+function convert (text: string, kind: Exclude<ContentKind, 'unsupported'>, pageUrl: string, charLimit: number): Converted | { error: string } {
+  if (kind !== 'html') return { content: kind === 'json' ? prettyJson(text) : tidyText(text), title: null, pruned: false, capped: false }
+  try {
+    const extracted = htmlToMarkdown(text, pageUrl, charLimit)
+    return { content: extracted.markdown, title: extracted.title, pruned: extracted.pruned, capped: extracted.capped }
+  } catch (err) {
+    return { error: `could not convert the HTML page: ${(err as Error).message}` }
+  }
+}
+
+/** Puts the content into the result, cut at char_limit, marked when it is incomplete and why. */
+function fitContent (result: PageResult, converted: Converted, downloadCut: boolean, options: ExtractOptions): void {
+  let content = converted.content
+  if (content.length > options.charLimit || converted.pruned) {
+    const shown = cutAt(content, options.charLimit)
+    const rest = converted.pruned ? 'the rest of the page is not shown' : `${content.length - shown.length} more characters not shown`
+    content = `${shown}\n\n[truncated at char_limit=${options.charLimit}: ${rest}]`
+    result.truncated = true
+    result.truncated_reason = 'char_limit'
+  } else if (downloadCut || converted.capped) {
+    const why = downloadCut ? `larger than the ${options.maxBytes}-byte download limit` : 'too large to process whole'
+    content += `\n\n[truncated: the page is ${why}; only its beginning was read]`
+    result.truncated = true
+    result.truncated_reason = 'download_limit'
+  }
+  result.content = content
+}
+
+/** Fetches and converts one page within its own deadline. */
+export async function extractPage (url: string, options: ExtractOptions): Promise<PageResult> {
+  const fetched = await fetchWithin(url, options)
+  if ('failed' in fetched) return fetched.failed
+  const { page } = fetched
   const type = parseMediaType(page.contentType)
   const kind = kindOf(type, page.body)
   const result: PageResult = {
@@ -86,40 +129,13 @@ export async function extractPage (url: string, options: ExtractOptions): Promis
     result.error = `cannot extract ${what}: web_extract reads HTML, plain text, markdown and JSON only`
     return result
   }
-
-  const text = decodeBody(page.body, type, kind, page.cut)
-  let content: string
-  // HTML conversion stops early when the rest could not be shown anyway, or when the markup is huge.
-  let pruned = false
-  let capped = false
-  if (kind === 'html') {
-    try {
-      const extracted = htmlToMarkdown(text, page.finalUrl, options.charLimit)
-      result.title = extracted.title
-      content = extracted.markdown
-      pruned = extracted.pruned
-      capped = extracted.capped
-    } catch (err) {
-      result.error = `could not convert the HTML page: ${(err as Error).message}`
-      return result
-    }
-  } else {
-    content = kind === 'json' ? prettyJson(text) : tidyText(text)
+  const converted = convert(decodeBody(page.body, type, kind, page.cut), kind, page.finalUrl, options.charLimit)
+  if ('error' in converted) {
+    result.error = converted.error
+    return result
   }
-
-  if (content.length > options.charLimit || pruned) {
-    const shown = cutAt(content, options.charLimit)
-    const rest = pruned ? 'the rest of the page is not shown' : `${content.length - shown.length} more characters not shown`
-    content = `${shown}\n\n[truncated at char_limit=${options.charLimit}: ${rest}]`
-    result.truncated = true
-    result.truncated_reason = 'char_limit'
-  } else if (page.cut || capped) {
-    const why = page.cut ? `larger than the ${options.maxBytes}-byte download limit` : 'too large to process whole'
-    content += `\n\n[truncated: the page is ${why}; only its beginning was read]`
-    result.truncated = true
-    result.truncated_reason = 'download_limit'
-  }
-  result.content = content
+  result.title = converted.title
+  fitContent(result, converted, page.cut, options)
   if (page.status < 200 || page.status > 299) result.error = `the server answered HTTP ${page.status}`
   return result
 }

@@ -1,0 +1,105 @@
+// extractPage on its own, against a loopback server: the exact result of each failure and
+// truncation branch (cancelled, refused connection, unsupported type, markup capped, error status).
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { parseAllowList } from '../../../tools/web/lib/address.ts'
+import { extractPage, type ExtractOptions } from '../../../tools/web/lib/extract.ts'
+import { MAX_HTML_CHARS } from '../../../tools/web/lib/html.ts'
+import { createGuardedAgent } from '../../../tools/web/lib/ssrf.ts'
+
+const RESULT_KEYS = ['url', 'final_url', 'status', 'title', 'content_type', 'content', 'truncated']
+// Over the markup cap, but with next to no visible text: only the cap can cut it.
+const HEAVY_MARKUP = `<html><head><title>Heavy</title></head><body><p>Short visible text.</p><i title="${'a'.repeat(MAX_HTML_CHARS)}"></i></body></html>`
+
+let server: Server
+let base: string
+const allow = parseAllowList(['127.0.0.1'])
+const agent = createGuardedAgent(allow, 2_000)
+
+function route (req: IncomingMessage, res: ServerResponse): void {
+  switch (req.url) {
+    case '/blob': res.writeHead(200).end(Buffer.from([0, 1, 2, 3, 0xff, 0xfe, 0, 0])); return
+    case '/heavy': res.writeHead(200, { 'content-type': 'text/html' }).end(HEAVY_MARKUP); return
+    case '/gone-long': res.writeHead(410, { 'content-type': 'text/plain' }).end('z'.repeat(300)); return
+    case '/stall': res.writeHead(200, { 'content-type': 'text/plain' }).write('partial'); return
+  }
+  res.writeHead(404).end()
+}
+
+function options (extra: Partial<ExtractOptions> = {}): ExtractOptions {
+  return { allow, dispatcher: agent, signal: new AbortController().signal, charLimit: 1000, maxBytes: 4 * MAX_HTML_CHARS, timeoutMs: 5_000, ...extra }
+}
+
+before(async () => {
+  server = createServer(route)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+
+after(async () => {
+  await agent.destroy()
+  server.closeAllConnections()
+  await new Promise((resolve) => server.close(resolve))
+})
+
+test('the caller cancelling during the download: a failure that says so, nothing kept', async () => {
+  const controller = new AbortController()
+  const running = extractPage(`${base}/stall`, options({ signal: controller.signal }))
+  setTimeout(() => controller.abort(), 100)
+  const result = await running
+  assert.deepEqual(result, {
+    url: `${base}/stall`, final_url: null, status: null, title: null, content_type: null, content: '', truncated: false, error: 'cancelled before the page was read'
+  })
+  assert.deepEqual(Object.keys(result), [...RESULT_KEYS, 'error'])
+})
+
+test('the page deadline: a failure naming the download deadline', async () => {
+  const result = await extractPage(`${base}/stall`, options({ timeoutMs: 100 }))
+  assert.equal(result.error, 'timed out after 100 ms (the download deadline)')
+  assert.equal(result.status, null)
+})
+
+test('a refused connection is described plainly', async () => {
+  const closed = createServer()
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+  const port = (closed.address() as AddressInfo).port
+  await new Promise((resolve) => closed.close(resolve))
+  const result = await extractPage(`http://127.0.0.1:${port}/`, options())
+  assert.equal(result.error, 'could not fetch: connection refused')
+  assert.equal(result.final_url, null)
+})
+
+test('binary content without a Content-Type is refused, the response details kept', async () => {
+  const result = await extractPage(`${base}/blob`, options())
+  assert.deepEqual(result, {
+    url: `${base}/blob`,
+    final_url: `${base}/blob`,
+    status: 200,
+    title: null,
+    content_type: null,
+    content: '',
+    truncated: false,
+    error: 'cannot extract content without a Content-Type that is not text: web_extract reads HTML, plain text, markdown and JSON only'
+  })
+})
+
+test('markup over the processing cap with little text: download_limit, "too large to process whole"', async () => {
+  const result = await extractPage(`${base}/heavy`, options())
+  assert.equal(result.error, undefined)
+  assert.equal(result.title, 'Heavy')
+  assert.equal(result.truncated, true)
+  assert.equal(result.truncated_reason, 'download_limit')
+  assert.match(result.content, /Short visible text\.\n\n\[truncated: the page is too large to process whole; only its beginning was read\]$/)
+  assert.deepEqual(Object.keys(result), [...RESULT_KEYS, 'truncated_reason'])
+})
+
+test('an error status on a page over char_limit: cut and marked, and the status reported last', async () => {
+  const result = await extractPage(`${base}/gone-long`, options({ charLimit: 100 }))
+  assert.equal(result.status, 410)
+  assert.equal(result.content, `${'z'.repeat(100)}\n\n[truncated at char_limit=100: 200 more characters not shown]`)
+  assert.equal(result.truncated_reason, 'char_limit')
+  assert.equal(result.error, 'the server answered HTTP 410')
+  assert.deepEqual(Object.keys(result), [...RESULT_KEYS, 'truncated_reason', 'error'])
+})
