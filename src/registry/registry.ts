@@ -135,11 +135,6 @@ export class ToolRegistry extends EventEmitter<{ change: [RegistryChange] }> {
     return this.#snapshot.tools.get(name)
   }
 
-  /** Every registered tool name, sorted. */
-  getAllToolNames (): string[] {
-    return [...this.#snapshot.tools.keys()].sort()
-  }
-
   // ---- internals ----
 
   #assertMayReplace (existing: ToolEntry, options: RegisterOptions, origin: ToolOrigin): void {

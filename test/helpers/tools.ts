@@ -1,6 +1,7 @@
 // Small registrations for tests: a valid tool with overridable fields.
 import type { RegisterOptions } from '../../src/registry/types.ts'
 import { toolResult } from '../../src/registry/tool-result.ts'
+import type { ToolRegistry } from '../../src/registry/registry.ts'
 
 export function fixtureTool (name: string, overrides: Partial<RegisterOptions> = {}): RegisterOptions {
   return {
@@ -13,4 +14,9 @@ export function fixtureTool (name: string, overrides: Partial<RegisterOptions> =
     handler: async (args) => toolResult({ echoed: args.text ?? null }),
     ...overrides
   }
+}
+
+/** Every tool name registered now, sorted: what a test asserts about a registry's contents. */
+export function toolNames (registry: ToolRegistry): string[] {
+  return [...registry.snapshot().tools.keys()].sort()
 }

@@ -7,6 +7,7 @@ import type { RegistryChange } from '../../src/registry/types.ts'
 import { createMcpHarness, type McpHarness } from './helpers/harness.ts'
 import { TestMcpHttpServer, type TestTool } from './helpers/http-server.ts'
 import { until, waitForState } from './helpers/wait.ts'
+import { toolNames } from '../helpers/tools.ts'
 
 const NUMBERS = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] }
 
@@ -55,7 +56,7 @@ function registryChange (h: McpHarness, predicate: (change: RegistryChange) => b
 
 test('tools of a Streamable HTTP server register and round-trip; structuredContent and isError are mapped', async (t) => {
   const { h } = await setup(t)
-  assert.deepEqual(h.registry.getAllToolNames(), ['mcp__remote__add', 'mcp__remote__fail', 'mcp__remote__hang'],
+  assert.deepEqual(toolNames(h.registry), ['mcp__remote__add', 'mcp__remote__fail', 'mcp__remote__hang'],
     'no utility tools: the server offers neither resources nor prompts')
   assert.equal(h.manager.states()[0].transport, 'http')
 
@@ -92,14 +93,14 @@ test('arguments are validated by the gateway before the server sees them', async
 test('list_changed: tools added, updated and removed at runtime; the generation and the definitions ETag move', async (t) => {
   const { server, h } = await setup(t)
   const definitions = new DefinitionsBuilder({ registry: h.registry, availability: h.availability, logger: h.log.logger })
-  const first = await definitions.build(h.registry.getAllToolNames())
+  const first = await definitions.build(toolNames(h.registry))
   const generation = h.registry.generation
 
   const added = registryChange(h, (c) => c.type === 'register' && c.name === 'mcp__remote__multiply')
   server.addTool('multiply', { description: 'Multiplies', inputSchema: NUMBERS, run: ({ a, b }) => ({ content: [{ type: 'text', text: String(Number(a) * Number(b)) }] }) })
   await added
   assert.ok(h.registry.generation > generation)
-  const second = await definitions.build(h.registry.getAllToolNames())
+  const second = await definitions.build(toolNames(h.registry))
   assert.notEqual(second.etag, first.etag)
   assert.ok(second.tools.some((d) => d.function.name === 'mcp__remote__multiply'))
   assert.equal((await h.call('mcp__remote__multiply', { a: 6, b: 7 })).content, '42')
@@ -113,7 +114,7 @@ test('list_changed: tools added, updated and removed at runtime; the generation 
   server.removeTool('add')
   await removed
   assert.equal(h.registry.getEntry('mcp__remote__add'), undefined)
-  const third = await definitions.build(h.registry.getAllToolNames())
+  const third = await definitions.build(toolNames(h.registry))
   assert.ok(!third.tools.some((d) => d.function.name === 'mcp__remote__add'))
   assert.equal((await h.call('mcp__remote__add', { a: 1, b: 2 })).status, 'not_found')
 })
@@ -124,7 +125,7 @@ test('a burst of list_changed notifications costs one tools/list (debounced)', a
   const last = registryChange(h, (c) => c.type === 'register' && c.name === 'mcp__remote__t4')
   for (let i = 0; i < 5; i++) server.addTool(`t${i}`, { run: () => ({ content: [{ type: 'text', text: String(i) }] }) })
   await last
-  assert.deepEqual(h.registry.getAllToolNames().filter((n) => /__t\d$/.test(n)), ['mcp__remote__t0', 'mcp__remote__t1', 'mcp__remote__t2', 'mcp__remote__t3', 'mcp__remote__t4'])
+  assert.deepEqual(toolNames(h.registry).filter((n) => /__t\d$/.test(n)), ['mcp__remote__t0', 'mcp__remote__t1', 'mcp__remote__t2', 'mcp__remote__t3', 'mcp__remote__t4'])
   assert.equal(server.count('tools/list'), lists + 1)
 })
 
@@ -169,7 +170,7 @@ test('a server that crashes: tools unavailable with a reason, calls fail fast, r
   await waitForState(connection, 'connected')
   const after = await h.call('mcp__remote__add', { a: 1, b: 2 })
   assert.equal(after.status, 'ok')
-  assert.deepEqual(h.registry.getAllToolNames(), ['mcp__remote__add', 'mcp__remote__fail', 'mcp__remote__hang'])
+  assert.deepEqual(toolNames(h.registry), ['mcp__remote__add', 'mcp__remote__fail', 'mcp__remote__hang'])
 })
 
 test('a server that stops answering is found by the health ping and reconnected once it answers again', async (t) => {

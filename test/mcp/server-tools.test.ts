@@ -8,6 +8,7 @@ import { ToolRegistry } from '../../src/registry/registry.ts'
 import { captureLogger, type CapturedLogger } from '../helpers/logger.ts'
 import { everythingConfig } from './helpers/harness.ts'
 import { TestMcpHttpServer } from './helpers/http-server.ts'
+import { toolNames } from '../helpers/tools.ts'
 
 let server: TestMcpHttpServer
 let connection: McpConnection
@@ -38,19 +39,19 @@ test('include wins over exclude, on raw names; without include, exclude removes'
   const a = sync({ include: ['keep-me', 'also'], exclude: ['keep-me', 'other'] })
   t.after(() => a.tools.dispose())
   a.tools.apply([tool('keep-me'), tool('other'), tool('also'), tool('third')])
-  assert.deepEqual(a.registry.getAllToolNames(), ['mcp__srv__also', 'mcp__srv__keep_me'])
+  assert.deepEqual(toolNames(a.registry), ['mcp__srv__also', 'mcp__srv__keep_me'])
 
   const b = sync({ exclude: ['other'] })
   t.after(() => b.tools.dispose())
   b.tools.apply([tool('keep-me'), tool('other'), tool('third')])
-  assert.deepEqual(b.registry.getAllToolNames(), ['mcp__srv__keep_me', 'mcp__srv__third'])
+  assert.deepEqual(toolNames(b.registry), ['mcp__srv__keep_me', 'mcp__srv__third'])
 })
 
 test('two raw names that sanitise alike are both refused, with an error naming both', (t) => {
   const { tools, registry, log } = sync()
   t.after(() => tools.dispose())
   const report = tools.apply([tool('get-file'), tool('get.file'), tool('fine')])
-  assert.deepEqual(registry.getAllToolNames(), ['mcp__srv__fine'])
+  assert.deepEqual(toolNames(registry), ['mcp__srv__fine'])
   assert.deepEqual(report.skipped.map((s) => s.tool), ['get-file', 'get.file'])
   const line = log.lines().find((l) => l.level === 50 && /collide/.test(String(l.msg)))
   assert.ok(line, 'an error line')
@@ -89,7 +90,7 @@ test('a tool with an absurd schema is skipped with the reason; the others regist
   const { tools, registry, log } = sync()
   t.after(() => tools.dispose())
   const report = tools.apply([tool('deep', { inputSchema: deep as Tool['inputSchema'] }), tool('flat')])
-  assert.deepEqual(registry.getAllToolNames(), ['mcp__srv__flat'])
+  assert.deepEqual(toolNames(registry), ['mcp__srv__flat'])
   assert.match(report.skipped[0].reason, /nested deeper than 64 levels/)
   assert.ok(log.lines().some((l) => l.msg === 'MCP tool skipped' && l.level === 40))
 })
@@ -125,7 +126,7 @@ test('diff refresh: the same list changes nothing; a changed tool is replaced; a
   assert.equal(registry.getEntry('mcp__srv__a')?.description, 'now described')
 
   tools.apply([])
-  assert.deepEqual(registry.getAllToolNames(), [])
+  assert.deepEqual(toolNames(registry), [])
   assert.equal(registry.snapshot().aliases.get('srv'), undefined, 'the alias goes with the last tool')
   tools.apply([tool('a')])
   assert.equal(registry.snapshot().aliases.get('srv'), 'mcp-srv', 'and comes back with the first')
@@ -153,7 +154,7 @@ test('the probe reports the connection state with its reason', async () => {
   await other.close()
   assert.deepEqual(check({ config: undefined }), { available: false, reason: 'MCP server "later" is closed' })
   tools.dispose()
-  assert.deepEqual(registry.getAllToolNames(), [])
+  assert.deepEqual(toolNames(registry), [])
 })
 
 test('utility tools appear with the capabilities, and a server tool of the same name wins', async (t) => {
@@ -163,7 +164,7 @@ test('utility tools appear with the capabilities, and a server tool of the same 
   const { tools, registry, log } = sync(undefined, new ToolRegistry(), captureLogger('debug'), 'ev', everything)
   t.after(() => tools.dispose())
   tools.apply([tool('list_prompts', { description: 'the server\'s own' })])
-  assert.deepEqual(registry.getAllToolNames(), ['mcp__ev__get_prompt', 'mcp__ev__list_prompts', 'mcp__ev__list_resources', 'mcp__ev__read_resource'])
+  assert.deepEqual(toolNames(registry), ['mcp__ev__get_prompt', 'mcp__ev__list_prompts', 'mcp__ev__list_resources', 'mcp__ev__read_resource'])
   assert.equal(registry.getEntry('mcp__ev__list_prompts')?.description, 'the server\'s own')
   assert.ok(log.lines().some((l) => l.msg === 'MCP utility tool skipped: the server has a tool of that name'))
 })

@@ -2,7 +2,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import type { RegistryChange } from '../../src/registry/types.ts'
-import { fixtureTool } from '../helpers/tools.ts'
+import { fixtureTool, toolNames } from '../helpers/tools.ts'
 import { captureLogger } from '../helpers/logger.ts'
 
 test('register stores an entry with the documented defaults', () => {
@@ -48,7 +48,7 @@ test('registration refuses bad names and non-object schemas, saying what is wron
   assert.throws(() => registry.register(fixtureTool('', { toolset: '' })), /name .*; toolset must be a non-empty string/,
     'every problem is listed at once')
   assert.doesNotThrow(() => registry.register(fixtureTool('inf', { maxResultSizeChars: Infinity })))
-  assert.deepEqual(registry.getAllToolNames().sort(), ['Mixed_Case-1', 'a'.repeat(64), 'inf'].sort())
+  assert.deepEqual(toolNames(registry).sort(), ['Mixed_Case-1', 'a'.repeat(64), 'inf'].sort())
 })
 
 test('same name, same toolset and same source replaces the entry', () => {
@@ -56,7 +56,7 @@ test('same name, same toolset and same source replaces the entry', () => {
   registry.register(fixtureTool('echo', { description: 'first' }))
   registry.register(fixtureTool('echo', { description: 'second' }))
   assert.equal(registry.getEntry('echo')?.description, 'second')
-  assert.deepEqual(registry.getAllToolNames(), ['echo'])
+  assert.deepEqual(toolNames(registry), ['echo'])
 })
 
 test('same name in a different toolset is refused unless override, which logs a warning', () => {
@@ -185,7 +185,7 @@ test('an entry takes the default emoji and result cap unless it sets its own; un
   const registry = new ToolRegistry()
   registry.register(fixtureTool('zeta', { toolset: 'web', emoji: '🌐', maxResultSizeChars: 500 }))
   registry.register(fixtureTool('alpha', { toolset: 'file', emoji: '' }))
-  assert.deepEqual(registry.getAllToolNames(), ['alpha', 'zeta'])
+  assert.deepEqual(toolNames(registry), ['alpha', 'zeta'])
   assert.equal(registry.getEntry('nope'), undefined)
   assert.deepEqual([registry.getEntry('zeta')?.emoji, registry.getEntry('zeta')?.maxResultSizeChars], ['🌐', 500])
   assert.deepEqual([registry.getEntry('alpha')?.emoji, registry.getEntry('alpha')?.maxResultSizeChars], ['⚡', 100_000])
