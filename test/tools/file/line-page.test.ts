@@ -36,6 +36,25 @@ function model (text: string, offset: number, limit: number, budget: number): Ex
   return { content: shown.join('\n'), nextOffset, truncated, cutLines, totalLines: lines.length }
 }
 
+/** Writes `text` to `file`, reads one page of it and checks every field against the model. */
+async function assertPageMatchesModel (file: string, text: string, o: { offset: number, limit: number, budget: number, chunkBytes: number, countAll: boolean }): Promise<void> {
+  await writeFile(file, text)
+  const handle = await open(file, 'r')
+  try {
+    const page = await readLinePage(handle, o)
+    const expected = model(text, o.offset, o.limit, o.budget)
+    assert.equal(page.content, expected.content)
+    assert.ok(page.content.length <= o.budget, 'a page never exceeds the budget')
+    assert.equal(page.nextOffset, expected.nextOffset)
+    assert.equal(page.truncated, expected.truncated)
+    assert.deepEqual(page.cutLines, expected.cutLines)
+    assert.equal(page.linesReturned, expected.content === '' ? 0 : expected.content.split('\n').length)
+    if (o.countAll || page.totalLines !== undefined) assert.equal(page.totalLines, expected.totalLines)
+  } finally {
+    await handle.close()
+  }
+}
+
 const lineChar = fc.constantFrom('a', 'b', ' ', 'é', '€', '😀', '\r', '|')
 const lineText = fc.array(lineChar, { maxLength: 40 }).map((chars) => chars.join(''))
 const fileText = fc.tuple(fc.array(lineText, { maxLength: 30 }), fc.boolean())
@@ -48,23 +67,7 @@ test('readLinePage matches the model for any text, chunk size, offset, limit and
   await fc.assert(fc.asyncProperty(
     fileText, fc.integer({ min: 1, max: 35 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 100, max: 220 }),
     fc.integer({ min: 1, max: 17 }), fc.boolean(),
-    async (text, offset, limit, budget, chunkBytes, countAll) => {
-      await writeFile(file, text)
-      const handle = await open(file, 'r')
-      try {
-        const page = await readLinePage(handle, { offset, limit, budget, countAll, chunkBytes })
-        const expected = model(text, offset, limit, budget)
-        assert.equal(page.content, expected.content)
-        assert.ok(page.content.length <= budget, 'a page never exceeds the budget')
-        assert.equal(page.nextOffset, expected.nextOffset)
-        assert.equal(page.truncated, expected.truncated)
-        assert.deepEqual(page.cutLines, expected.cutLines)
-        assert.equal(page.linesReturned, expected.content === '' ? 0 : expected.content.split('\n').length)
-        if (countAll || page.totalLines !== undefined) assert.equal(page.totalLines, expected.totalLines)
-      } finally {
-        await handle.close()
-      }
-    }
+    (text, offset, limit, budget, chunkBytes, countAll) => assertPageMatchesModel(file, text, { offset, limit, budget, chunkBytes, countAll })
   ), { numRuns: 1000 })
 })
 
@@ -129,20 +132,6 @@ test('readLinePage matches the model when lines outgrow the budget: cut heads, s
   await fc.assert(fc.asyncProperty(
     longLinesText, fc.integer({ min: 1, max: 9 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 100, max: 160 }),
     fc.integer({ min: 1, max: 40 }), fc.boolean(),
-    async (text, offset, limit, budget, chunkBytes, countAll) => {
-      await writeFile(file, text)
-      const handle = await open(file, 'r')
-      try {
-        const page = await readLinePage(handle, { offset, limit, budget, countAll, chunkBytes })
-        const expected = model(text, offset, limit, budget)
-        assert.equal(page.content, expected.content)
-        assert.equal(page.nextOffset, expected.nextOffset)
-        assert.equal(page.truncated, expected.truncated)
-        assert.deepEqual(page.cutLines, expected.cutLines)
-        if (countAll || page.totalLines !== undefined) assert.equal(page.totalLines, expected.totalLines)
-      } finally {
-        await handle.close()
-      }
-    }
+    (text, offset, limit, budget, chunkBytes, countAll) => assertPageMatchesModel(file, text, { offset, limit, budget, chunkBytes, countAll })
   ), { numRuns: 500 })
 })
