@@ -45,7 +45,8 @@ export async function measureRound (scenario: Scenario, seconds: number, warmup:
   const result = await instance
   const cpuUs = await serverCpu(scenario.server) - await (cpuAtStart ?? Promise.reject(new Error('autocannon never started')))
   const unexpected = Object.keys(result.statusCodeStats).filter((status) => status !== String(scenario.expectedStatus))
-  if (result.errors > 0 || result.timeouts > 0 || unexpected.length > 0) {
+  // No answer at all is a failure too (a response whose framing autocannon cannot finish reads as none).
+  if (answered === 0 || result.errors > 0 || result.timeouts > 0 || unexpected.length > 0) {
     throw new Error(`${scenario.key}: ${result.errors} errors, ${result.timeouts} timeouts, status counts ${JSON.stringify(result.statusCodeStats)} (expected all ${scenario.expectedStatus})`)
   }
   totals.requestsPerSecond.push(result.requests.mean)

@@ -34,7 +34,9 @@ const definitionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     reply.header('etag', payload.etag).header('cache-control', 'no-cache')
     if (request.headers['if-none-match'] === payload.etag) {
       app.metrics.definitionsServed(304)
-      return reply.code(304).send(null)
+      // No payload at all: a serialised `null` would announce `content-length: 4` on a 304, and
+      // clients that trust it wait for four bytes that never come.
+      return reply.code(304).send(undefined as unknown as null)
     }
     app.metrics.definitionsServed(200)
     return reply.type('application/json; charset=utf-8').send(payload.bytes)

@@ -70,6 +70,7 @@ test('ETag and If-None-Match: 304 while nothing changed, a new tag after a chang
   const again = await app.inject({ url: '/definitions?toolsets=web', headers: { 'if-none-match': etag } })
   assert.equal(again.statusCode, 304)
   assert.equal(again.body, '')
+  assert.equal(again.headers['content-length'], undefined, 'a 304 announces no body')
   assert.equal(again.headers.etag, etag)
   app.gateway.registry.register(fixtureTool('web_extract', { toolset: 'web' }))
   const changed = await app.inject({ url: '/definitions?toolsets=web', headers: { 'if-none-match': etag } })
