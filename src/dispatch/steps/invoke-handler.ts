@@ -11,8 +11,7 @@ import type { Cancellation } from '../cancellation.ts'
 import { Pending } from '../pending.ts'
 import { DeadlineTimer, type Deadline } from '../deadlines.ts'
 import { MAX_TIMER_MS } from '../../timers.ts'
-
-const MAX_ERROR_CHARS = 2000
+import { clipText } from '../error-text.ts'
 
 export interface InvokeOptions {
   /** The deadline for this call in ms. */
@@ -32,10 +31,7 @@ function typeName (value: unknown): string {
 export function sanitizeError (error: unknown): string {
   const message = error instanceof Error ? error.message : typeof error === 'string' ? error : `non-error value thrown (${typeName(error)})`
   const text = message.trim() === '' ? 'the tool failed without a message' : message
-  if (text.length <= MAX_ERROR_CHARS) return text
-  // Cut before a surrogate pair rather than through it.
-  const head = text.slice(0, MAX_ERROR_CHARS - 1)
-  return `${/[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head}…`
+  return clipText(text)
 }
 
 function fromValue (entry: ToolEntry, value: unknown): StepResult {
