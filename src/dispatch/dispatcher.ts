@@ -11,7 +11,7 @@ import { Pending } from './pending.ts'
 import { buildOutcome, failed, type DispatchOutcome, type StepResult } from './outcome.ts'
 import { compose, createCallState, entryOf, type CallState, type DispatchRequest } from './pipeline.ts'
 import { coerceStep } from './steps/coerce-arguments.ts'
-import { postHookStep, preHookStep, transformStep } from './steps/hook-steps.ts'
+import { postHookStep, preHookStep, refusedCallHookStep, transformStep } from './steps/hook-steps.ts'
 import { invokeStep } from './steps/invoke-handler.ts'
 import { lookupStep } from './steps/lookup.ts'
 import { parseStep } from './steps/parse-arguments.ts'
@@ -78,9 +78,10 @@ export class Dispatcher {
     }
 
     this.#run = compose([
+      refusedCallHookStep(this.hooks, this.#now),
       lookupStep(() => options.registry.snapshot(), options.availability),
       truncateStep(maxCharsOf),
-      transformStep(this.hooks),
+      transformStep(this.hooks, this.#now),
       postHookStep(this.hooks, this.#now),
       parseStep,
       coerceStep,

@@ -27,11 +27,30 @@ function typeName (value: unknown): string {
   return typeof value
 }
 
-/** The message of a thrown value, without stack trace, capped. */
+/** The class an error names itself by: its `name`, else (a subclass that kept "Error") its constructor's. */
+function className (error: Error): string {
+  if (error.name !== 'Error' && typeof error.name === 'string' && error.name !== '') return error.name
+  const constructorName: unknown = error.constructor?.name
+  return typeof constructorName === 'string' && constructorName !== '' ? constructorName : 'Error'
+}
+
+/** Gateway errors (MCP failures thrown in handlers) carry messages written for the model already. */
+function isGatewayError (error: Error): boolean {
+  const code: unknown = (error as { code?: unknown }).code
+  return typeof code === 'string' && code.startsWith('GW_ERR_')
+}
+
+/**
+ * The message of a thrown value, without stack trace, capped. An exception is named by its class
+ * (`TypeError: x.map is not a function`), which tells the model a bug from a refusal.
+ */
 export function sanitizeError (error: unknown): string {
-  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : `non-error value thrown (${typeName(error)})`
-  const text = message.trim() === '' ? 'the tool failed without a message' : message
-  return clipText(text)
+  if (!(error instanceof Error)) {
+    const text = typeof error === 'string' ? error : `non-error value thrown (${typeName(error)})`
+    return clipText(text.trim() === '' ? 'the tool failed without a message' : text)
+  }
+  const message = error.message.trim() === '' ? 'the tool failed without a message' : error.message
+  return clipText(isGatewayError(error) ? message : `${className(error)}: ${message}`)
 }
 
 function fromValue (entry: ToolEntry, value: unknown): StepResult {
