@@ -50,7 +50,8 @@ function sendRefusal (request: FastifyRequest, reply: FastifyReply, failure: Ref
   // id too; see the lifecycle plugin, which sets it on the others.
   reply.header('x-request-id', request.id)
   reply.code(failure.statusCode)
-  failure = { ...failure, message: clipText(failure.message, MAX_MESSAGE_CHARS) }
+  // Messages quote the request: credentials and chat framing in it are not echoed.
+  failure = { ...failure, message: clipText(request.server.gateway.errorContent.text(failure.message), MAX_MESSAGE_CHARS) }
   if (request.routeOptions.config?.envelope) {
     const tool = (request.params as { name?: string } | undefined)?.name ?? ''
     const callId = String(request.headers['x-tool-call-id'] ?? '')
