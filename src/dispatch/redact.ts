@@ -24,8 +24,9 @@ const CREDENTIAL_SHAPES: readonly RegExp[] = [
 // `Bearer <credential>` and the like: keep the scheme, so the message still says what was sent. A
 // credential has a digit or is long: "Basic authentication failed" names no credential.
 const AUTH_SCHEME = /\b(Bearer|Basic)(\s+)(?!\[redacted\])(?:(?=[A-Za-z._~+/=-]*\d)[A-Za-z0-9._~+/=-]{6,}|[A-Za-z0-9._~+/=-]{24,})/gi
-// `token=...`, `api_key: ...`, `"password": "..."`: keep the name.
-const SECRET_ASSIGNMENT = /\b((?:[A-Za-z0-9]+[_-])*(?:token|api[_-]?key|apikey|password|passwd|secret|credentials?|sig|signature))(["']?\s*[=:]\s*["']?)(?!\[redacted\])([^\s"'&,;<>\\]+)/gi
+// `token=...`, `api_key: ...`, `"password": "..."`: keep the name. Not a path segment or a file
+// name ("/etc/passwd: refused", "https://host/secret: refused").
+const SECRET_ASSIGNMENT = /(?<![\w/.\\-])((?:[A-Za-z0-9]+[_-])*(?:token|api[_-]?key|apikey|password|passwd|secret|credentials?|sig|signature))(["']?\s*[=:]\s*["']?)(?!\[redacted\])([^\s"'&,;<>\\]+)/gi
 // `scheme://user:password@host`
 const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/]+:)[^\s@/]+@/gi
 

@@ -33,6 +33,9 @@ test('ordinary error text is left alone', () => {
     'invalid arguments: /n: must be integer',
     'the token expired, sign in again',
     'Token expired; Basic authentication failed; Bearer token missing',
+    'redirected to file:///etc/passwd: refused: only http',
+    'redirected to http://127.0.0.1:8080/secret: refused by the SSRF guard',
+    'read config.secret: permission denied',
     'Unknown tool: read_fiel'
   ]) {
     assert.equal(redactText(text), text)
