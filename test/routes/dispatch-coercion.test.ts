@@ -42,3 +42,17 @@ test('a union is tried in its listed order: "42" for [integer, string] is 42, fo
   const word = await post(app, { limit: 'all' })
   assert.deepEqual(JSON.parse(word.json().content), { limit: 'all' }, 'a string no earlier type takes stays a string')
 })
+
+test('a valid string is converted by an earlier union type only when the result still validates', async (t) => {
+  const { app } = await buildTestApp(t)
+  app.gateway.registry.register(fixtureTool('flags', {
+    schema: { parameters: { type: 'object', properties: { v: { type: ['array', 'string'], items: { type: 'boolean' } } } } },
+    handler: async (args) => toolResult(args)
+  }))
+  const post = (payload: unknown) => app.inject({ method: 'POST', url: '/dispatch/flags', payload: payload as string, headers: { 'content-type': 'application/json' } })
+  const parsed = await post({ v: '[true, "false"]' })
+  assert.deepEqual(JSON.parse(parsed.json().content), { v: [true, false] })
+  const kept = await post({ v: '[1, 2]' })
+  assert.equal(kept.statusCode, 200, 'the string was valid; [1, 2] would not be')
+  assert.deepEqual(JSON.parse(kept.json().content), { v: '[1, 2]' })
+})
