@@ -48,7 +48,7 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
     // The routes read comma lists and digit strings themselves: no silent type coercion of input.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } }
   })
-  const gateway = options.gateway ?? createGateway(config, logger)
+  const gateway = options.gateway ?? createGateway(config, logger, options.env)
   app.decorate('gateway', gateway)
 
   await app.register(errorHandling, { bodyLimit: config.http.bodyLimitBytes })

@@ -7,6 +7,8 @@ import type { GatewayConfig } from './config/schema.ts'
 import { DefinitionsBuilder } from './definitions/definitions.ts'
 import { discoverTools, type DiscoveryReport } from './discovery/discover.ts'
 import { Dispatcher } from './dispatch/dispatcher.ts'
+import { ErrorContentCleaner } from './dispatch/error-content.ts'
+import { secretSettingsOf } from './dispatch/redact.ts'
 import { HookRegistry } from './dispatch/hooks.ts'
 import { McpManager } from './mcp/manager.ts'
 import { loadPlugins, type PluginReport } from './plugins/loader.ts'
@@ -21,6 +23,8 @@ export interface Gateway {
   readonly definitions: DefinitionsBuilder
   readonly hooks: HookRegistry
   readonly dispatcher: Dispatcher
+  /** Redacts secrets and neutralises framing in error text for the model (dispatch and the HTTP edge). */
+  readonly errorContent: ErrorContentCleaner
   readonly mcp: McpManager
   /** Fires when shutdown gives up waiting: every handler still running is told to stop. */
   readonly shutdownSignal: AbortSignal
@@ -30,14 +34,16 @@ export interface Gateway {
   stop: () => Promise<void>
 }
 
-export function createGateway (config: GatewayConfig, logger: Logger): Gateway {
+/** `env`: where the values of the secret environment variables are read. */
+export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env): Gateway {
   const registry = new ToolRegistry({ logger: logger.child({ component: 'registry' }) })
   const availability = new AvailabilityChecker({ ...config.availability, config, logger: logger.child({ component: 'availability' }) })
   const catalog = new ToolsetCatalog({ custom: config.toolsets })
   const definitions = new DefinitionsBuilder({ registry, availability, logger })
   const hooks = new HookRegistry()
+  const errorContent = new ErrorContentCleaner(secretSettingsOf(config, env))
   const dispatcher = new Dispatcher({
-    registry, availability, hooks, logger, config, limits: config.dispatch, toolOverrides: config.tools
+    registry, availability, hooks, logger, config, limits: config.dispatch, toolOverrides: config.tools, errorContent
   })
   const mcp = new McpManager({ servers: config.mcpServers, registry, logger })
   // A server's state decides its tools' availability: drop cached verdicts (and their grace) when
@@ -54,6 +60,7 @@ export function createGateway (config: GatewayConfig, logger: Logger): Gateway {
     definitions,
     hooks,
     dispatcher,
+    errorContent,
     mcp,
     shutdownSignal: shutdown.signal,
     async start () {

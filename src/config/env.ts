@@ -25,7 +25,8 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   WEB_ALLOW_HOSTS: ['web.allowHosts', 'list'],
   WEB_SEARCH_BACKEND: ['web.search.backend', 'string'],
   SEARXNG_URL: ['web.search.searxngUrl', 'string'],
-  BRAVE_API_KEY: ['web.search.braveApiKey', 'string']
+  BRAVE_API_KEY: ['web.search.braveApiKey', 'string'],
+  GATEWAY_SECRET_ENV: ['logging.secretEnv', 'list']
 })
 
 function convert (raw: string, kind: Kind): unknown {

@@ -97,7 +97,11 @@ export const ConfigSchema = Type.Object({
   toolsets: Type.Record(Type.String(), CustomToolsetSchema, { default: {}, description: 'Custom toolsets by name.' }),
   tools: Type.Record(Type.String(), ToolOverrideSchema, { default: {}, description: 'Per-tool overrides by tool name.' }),
   logging: Type.Object({
-    secretArguments: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Argument names whose values are redacted from logs.' })
+    secretArguments: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Argument names whose values are redacted from logs and from error content.' }),
+    secretEnv: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: 'Environment variables whose values are redacted from error content (GATEWAY_SECRET_ENV, comma-separated).'
+    })
   }, { additionalProperties: false, default: {} }),
   web: Type.Object({
     allowHosts: Type.Array(Type.String({ minLength: 1 }), {

@@ -43,7 +43,12 @@ function coerceValue (value: unknown, schema: unknown, ctx: Context, depth: numb
   }
 }
 
-/** The dispatcher: leave a value of an allowed type (recursing into containers), else try each type in order. */
+/**
+ * The dispatcher: the types are tried in the order the schema lists them (REFERENCE §7). A type the
+ * value already has ends the walk (containers keep their kind, their members are coerced); before
+ * it, the first conversion that changes the value wins, so `"42"` becomes 42 for
+ * `[integer, string]` but stays for `[string, integer]`.
+ */
 function coerceSlot (value: unknown, schema: unknown, ctx: Context, depth: number): unknown {
   if (depth > MAX_VALUE_DEPTH) return value
   const resolved = resolveSchema(schema, ctx.root)
@@ -51,10 +56,12 @@ function coerceSlot (value: unknown, schema: unknown, ctx: Context, depth: numbe
   if (candidates === undefined) return value
 
   const matching = candidates.filter((candidate) => matchesType(value, candidate.type))
-  if (matching.length > 0) return coerceInside(value, matching, ctx, depth)
-
+  // Wrapping a bare value into an array is the last resort: not for a value some listed type
+  // already accepts, nor for "null" where null is allowed (it means null, not ["null"]).
+  const mayWrap = matching.length === 0 && !(isNullWord(value) && candidates.some((c) => c.type === 'null'))
   for (const candidate of candidates) {
-    const converted = convert(value, candidate, ctx, depth)
+    if (matchesType(value, candidate.type)) return coerceInside(value, matching, ctx, depth)
+    const converted = convert(value, candidate, ctx, depth, mayWrap)
     if (converted !== UNCHANGED) return converted
   }
   return value
@@ -74,13 +81,13 @@ function coerceInside (value: unknown, matching: TypeCandidate[], ctx: Context, 
   return value
 }
 
-function convert (value: unknown, candidate: TypeCandidate, ctx: Context, depth: number): Conversion {
+function convert (value: unknown, candidate: TypeCandidate, ctx: Context, depth: number, mayWrap: boolean): Conversion {
   switch (candidate.type) {
     case 'integer': return stringToInteger(value)
     case 'number': return stringToNumber(value)
     case 'boolean': return stringToBoolean(value)
     case 'null': return stringToNull(value)
-    case 'array': return toArray(value, candidate.schema, ctx, depth)
+    case 'array': return toArray(value, candidate.schema, ctx, depth, mayWrap)
     case 'object': return stringToObject(value, candidate.schema, ctx, depth)
     case 'string': return UNCHANGED
   }
@@ -119,8 +126,12 @@ function stringToBoolean (value: unknown): Conversion {
   return UNCHANGED
 }
 
+function isNullWord (value: unknown): boolean {
+  return typeof value === 'string' && value.trim().toLowerCase() === 'null'
+}
+
 function stringToNull (value: unknown): Conversion {
-  return typeof value === 'string' && value.trim().toLowerCase() === 'null' ? null : UNCHANGED
+  return isNullWord(value) ? null : UNCHANGED
 }
 
 function parseJsonContainer (text: string, opening: '[' | '{'): unknown {
@@ -132,10 +143,11 @@ function parseJsonContainer (text: string, opening: '[' | '{'): unknown {
   }
 }
 
-/** A JSON array string is parsed; any other non-null value is wrapped (`5` → `[5]`, `"{}"` → `["{}"]`). */
-function toArray (value: unknown, schema: JsonSchema, ctx: Context, depth: number): Conversion {
+/** A JSON array string is parsed; when `mayWrap`, any other non-null value is wrapped (`5` → `[5]`, `"{}"` → `["{}"]`). */
+function toArray (value: unknown, schema: JsonSchema, ctx: Context, depth: number, mayWrap: boolean): Conversion {
   if (value === null || value === undefined) return UNCHANGED
   const parsed = typeof value === 'string' ? parseJsonContainer(value, '[') : UNCHANGED
+  if (!Array.isArray(parsed) && !mayWrap) return UNCHANGED
   const array = Array.isArray(parsed) ? parsed : [value]
   return coerceItems(array, schema, ctx, depth)
 }

@@ -6,12 +6,13 @@ import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { AvailabilityChecker } from '../availability/checker.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
+import { ErrorContentCleaner } from './error-content.ts'
 import { HookRegistry } from './hooks.ts'
 import { Pending } from './pending.ts'
 import { buildOutcome, failed, type DispatchOutcome, type StepResult } from './outcome.ts'
 import { compose, createCallState, entryOf, type CallState, type DispatchRequest } from './pipeline.ts'
 import { coerceStep } from './steps/coerce-arguments.ts'
-import { postHookStep, preHookStep, transformStep } from './steps/hook-steps.ts'
+import { postHookStep, preHookStep, refusedCallHookStep, transformStep } from './steps/hook-steps.ts'
 import { invokeStep } from './steps/invoke-handler.ts'
 import { lookupStep } from './steps/lookup.ts'
 import { parseStep } from './steps/parse-arguments.ts'
@@ -43,6 +44,8 @@ export interface DispatcherOptions {
   toolOverrides?: Readonly<Record<string, { timeoutMs?: number, maxResultSizeChars?: number }>>
   /** Handed to every handler as ctx.config. */
   config?: unknown
+  /** Cleans failed calls' content before the model reads it; default: credential shapes and framing only. */
+  errorContent?: ErrorContentCleaner
   now?: () => number
 }
 
@@ -55,6 +58,7 @@ export class Dispatcher {
   readonly limits: DispatchLimits
   readonly #logger: Logger
   readonly #now: () => number
+  readonly #errorContent: ErrorContentCleaner
   readonly #run: (call: CallState) => ReturnType<ReturnType<typeof compose>>
 
   constructor (options: DispatcherOptions) {
@@ -62,6 +66,7 @@ export class Dispatcher {
     this.limits = { ...DEFAULT_DISPATCH_LIMITS, ...options.limits }
     this.#logger = options.logger
     this.#now = options.now ?? (() => performance.now())
+    this.#errorContent = options.errorContent ?? new ErrorContentCleaner()
     const overrides = options.toolOverrides ?? {}
     const limits = this.limits
 
@@ -78,9 +83,10 @@ export class Dispatcher {
     }
 
     this.#run = compose([
+      refusedCallHookStep(this.hooks, this.#now),
       lookupStep(() => options.registry.snapshot(), options.availability),
       truncateStep(maxCharsOf),
-      transformStep(this.hooks),
+      transformStep(this.hooks, this.#now),
       postHookStep(this.hooks, this.#now),
       parseStep,
       coerceStep,
@@ -123,7 +129,8 @@ export class Dispatcher {
     const { request, callId } = call
     const base = request.logger ?? this.#logger
     const durationMs = Math.max(0, Math.round(this.#now() - call.startedAt))
-    const outcome = buildOutcome(request.name, callId, result, durationMs)
+    // A failure's text may quote credentials or chat framing (an upstream error, a thrown message).
+    const outcome = buildOutcome(request.name, callId, this.#errorContent.result(result, call.args), durationMs)
     // One line per call. Arguments are untrusted data: only at debug, under one key, where the
     // logger's redaction of secret argument names applies.
     // callId as a field writes the same line as a child logger binding it, without building one;

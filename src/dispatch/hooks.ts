@@ -3,11 +3,21 @@
 // that throws is logged and ignored, so one faulty plugin never breaks a call.
 import type { Logger } from 'pino'
 import { InvalidToolError } from '../errors.ts'
-import type { CallStatus } from './outcome.ts'
+import type { CallStatus, DispatchStatus } from './outcome.ts'
 
 export interface PreToolCallEvent { tool: string, args: Record<string, unknown>, callId: string, sessionId?: string }
-export interface PostToolCallEvent extends PreToolCallEvent { result: string, durationMs: number, status: CallStatus }
-export interface TransformToolResultEvent extends PreToolCallEvent { result: string, status: CallStatus }
+/**
+ * Every call, including those to unknown (`not_found`) or unavailable tools, so an audit log misses
+ * nothing. A blocked call says which hook owner blocked it and why, with a duration of 0 (the tool
+ * never ran).
+ */
+export interface PostToolCallEvent extends PreToolCallEvent {
+  result: string
+  durationMs: number
+  status: DispatchStatus
+  blocked?: { by: string, reason: string }
+}
+export interface TransformToolResultEvent extends PreToolCallEvent { result: string, durationMs: number, status: CallStatus }
 
 /** Returning `{ action: 'block', message }` vetoes the call; anything else lets it through. */
 export type PreToolCallHook = (event: PreToolCallEvent) => unknown

@@ -75,6 +75,8 @@ export interface StepResult {
   message?: string
   truncated?: boolean
   originalLength?: number
+  /** The owner of the pre_tool_call hook that blocked the call (for post_tool_call; never serialised). */
+  blockedBy?: string
 }
 
 /** A failed step: the model reads `{"error": message}`, and the envelope's error says the same. */

@@ -105,3 +105,40 @@ export function matchesType (value: unknown, type: JsonType): boolean {
     case 'object': return isRecord(value)
   }
 }
+
+const conversionFirst = new WeakMap<JsonSchema, boolean>()
+const MAX_WALK_DEPTH = 64
+
+/** `string` listed after a type a string converts to: a string may be valid there and still change. */
+function stringAfterConversion (candidates: TypeCandidate[]): boolean {
+  const first = candidates.findIndex((candidate) => candidate.type === 'string')
+  return first > 0
+}
+
+/**
+ * Whether coercion may change arguments that already validate against `root`: true when some slot
+ * lists another type before `string` (`[integer, string]` turns the valid `"42"` into 42). Walks
+ * every object of the schema once (a superset of its slots, which is the safe side) and caches
+ * the answer per schema object. A schema it cannot read answers true: coercion then just runs.
+ */
+export function convertsValidStrings (root: JsonSchema): boolean {
+  let answer = conversionFirst.get(root)
+  if (answer !== undefined) return answer
+  const seen = new Set<object>()
+  const visit = (node: unknown, depth: number): boolean => {
+    if (typeof node !== 'object' || node === null || seen.has(node) || depth > MAX_WALK_DEPTH) return false
+    seen.add(node)
+    if (!Array.isArray(node)) {
+      const candidates = typeCandidates(node as JsonSchema, root)
+      if (candidates !== undefined && stringAfterConversion(candidates)) return true
+    }
+    return Object.values(node).some((child) => visit(child, depth + 1))
+  }
+  try {
+    answer = visit(root, 0)
+  } catch {
+    answer = true
+  }
+  conversionFirst.set(root, answer)
+  return answer
+}

@@ -17,6 +17,7 @@ function marker (cut: number, total: number): string {
 /**
  * Returns `content` unchanged when it fits in `maxChars`; otherwise the head and the tail around a
  * marker giving the counts, no longer than `maxChars` in total, never splitting a surrogate pair.
+ * A cap too small for the marker gives the marker alone (the one case over the cap).
  * `headShare` is the part of the kept characters given to the head (the tail gets the rest).
  */
 export function truncateResult (content: string, maxChars: number, headShare = 0.4): Truncation {
@@ -26,9 +27,9 @@ export function truncateResult (content: string, maxChars: number, headShare = 0
   // The marker's own length depends on the number it prints; size it for the worst case first.
   const budget = limit - marker(originalLength, originalLength).length
   if (budget <= 0) {
-    let head = content.slice(0, limit)
-    if (HIGH_SURROGATE.test(head)) head = head.slice(0, -1)
-    return { content: head, truncated: true, originalLength }
+    // No room for any of the result beside the notice: the notice alone, even over the cap. The
+    // model must always be told that the result was cut (a bare prefix reads as the whole result).
+    return { content: marker(originalLength, originalLength).trim(), truncated: true, originalLength }
   }
   const headLength = Math.floor(budget * headShare)
   let head = content.slice(0, headLength)

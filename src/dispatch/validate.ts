@@ -6,6 +6,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import type { JsonSchema } from '../registry/types.ts'
+import { clipText } from './error-text.ts'
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
 
@@ -62,6 +63,17 @@ function compile (schema: JsonSchema, trusted: boolean): ValidateFunction | Erro
   return validator
 }
 
+// A message names the first failures and counts the rest: with allErrors, one failing item per
+// element of a large array would otherwise echo the whole body back, many times over.
+const MAX_REPORTED_FAILURES = 10
+const MAX_FAILURE_CHARS = 200
+const MAX_LISTED_VALUES = 10
+
+function allowedValues (values: unknown[]): string {
+  const listed = values.slice(0, MAX_LISTED_VALUES).map((v) => JSON.stringify(v)).join(', ')
+  return values.length > MAX_LISTED_VALUES ? `${listed}, … ${values.length} in all` : listed
+}
+
 function describe (error: ErrorObject): { path: string, text: string } {
   const base = error.instancePath === '' ? '' : error.instancePath
   if (error.keyword === 'required') {
@@ -73,7 +85,7 @@ function describe (error: ErrorObject): { path: string, text: string } {
     return { path, text: `${path}: is not an allowed property` }
   }
   const path = base === '' ? '/' : base
-  const allowed = error.keyword === 'enum' ? ` (${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')})` : ''
+  const allowed = error.keyword === 'enum' ? ` (${allowedValues(error.params.allowedValues as unknown[])})` : ''
   return { path, text: `${path}: ${error.message ?? 'is invalid'}${allowed}` }
 }
 
@@ -83,22 +95,28 @@ export function argumentsValid (args: unknown, schema: JsonSchema, trusted = tru
   return !(validator instanceof Error) && validator(args)
 }
 
-/** Validates `args`; when invalid, the message names every failing path (JSON Pointer form). */
+/**
+ * Validates `args`; when invalid, the message names each failing path (JSON Pointer form), up to
+ * MAX_REPORTED_FAILURES of them, each cut to MAX_FAILURE_CHARS, and counts the others.
+ */
 export function validateArguments (args: unknown, schema: JsonSchema, trusted = true): ValidationResult {
   const validator = compile(schema, trusted)
-  if (validator instanceof Error) return { valid: false, message: validator.message, paths: [], schemaBroken: true }
+  if (validator instanceof Error) return { valid: false, message: clipText(validator.message), paths: [], schemaBroken: true }
   if (validator(args)) return { valid: true }
   const seen = new Set<string>()
   const parts: Array<{ path: string, text: string }> = []
+  let more = 0
   for (const error of validator.errors ?? []) {
     const part = describe(error)
     if (seen.has(part.text)) continue
     seen.add(part.text)
-    parts.push(part)
+    if (parts.length < MAX_REPORTED_FAILURES) parts.push({ path: clipText(part.path, MAX_FAILURE_CHARS), text: clipText(part.text, MAX_FAILURE_CHARS) })
+    else more++
   }
+  const rest = more > 0 ? `; and ${more} more failures` : ''
   return {
     valid: false,
-    message: `invalid arguments: ${parts.map((p) => p.text).join('; ')}`,
+    message: `invalid arguments: ${parts.map((p) => p.text).join('; ')}${rest}`,
     paths: [...new Set(parts.map((p) => p.path))],
     schemaBroken: false
   }

@@ -4,6 +4,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { clipText } from '../dispatch/error-text.ts'
 import { buildOutcome, failed, statusOfError } from '../dispatch/outcome.ts'
 import { BadRequestError, BodyTooLargeError, InternalError, NotFoundError, UnsupportedMediaTypeError } from '../errors.ts'
 
@@ -20,6 +21,10 @@ interface Refusal { code: string, statusCode: number, message: string }
 function refusal (error: { code: string, statusCode: number }, message: string): Refusal {
   return { code: error.code, statusCode: error.statusCode, message }
 }
+
+// Messages may quote the request (a URL, a header, Fastify's schema errors): an error body stays
+// bounded whatever the request was.
+const MAX_MESSAGE_CHARS = 1000
 
 function classify (err: FastifyError, request: FastifyRequest, bodyLimit: number): Refusal {
   if (err.validation) return refusal(BadRequestError, err.message)
@@ -45,6 +50,8 @@ function sendRefusal (request: FastifyRequest, reply: FastifyReply, failure: Ref
   // id too; see the lifecycle plugin, which sets it on the others.
   reply.header('x-request-id', request.id)
   reply.code(failure.statusCode)
+  // Messages quote the request: credentials and chat framing in it are not echoed.
+  failure = { ...failure, message: clipText(request.server.gateway.errorContent.text(failure.message), MAX_MESSAGE_CHARS) }
   if (request.routeOptions.config?.envelope) {
     const tool = (request.params as { name?: string } | undefined)?.name ?? ''
     const callId = String(request.headers['x-tool-call-id'] ?? '')

@@ -53,7 +53,7 @@ test('with an empty environment every default is filled', async (t) => {
   assert.deepEqual(config.auth, { keys: [], allowOpen: false })
   assert.deepEqual(config.toolsets, {})
   assert.deepEqual(config.tools, {})
-  assert.deepEqual(config.logging, { secretArguments: [] })
+  assert.deepEqual(config.logging, { secretArguments: [], secretEnv: [] })
   assert.deepEqual(config.web.allowHosts, [])
   assert.equal(config.terminal.enabled, false)
 })

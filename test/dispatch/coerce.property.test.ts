@@ -5,6 +5,7 @@ import fc from 'fast-check'
 import { Ajv } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { coerceArguments } from '../../src/dispatch/coerce.ts'
+import { convertsValidStrings } from '../../src/dispatch/schema-types.ts'
 import type { JsonSchema } from '../../src/registry/types.ts'
 
 type Schema = Record<string, unknown>
@@ -146,6 +147,9 @@ function assertValidArgsUnchanged (validatorFor: (schema: Schema) => (data: unkn
     runs++
     if (!validatorFor(schema)(args)) return
     valid++
+    // A union listing a type before `string` may convert a valid string (§7, issue 11): the
+    // dispatcher keeps such a conversion only when it validates, which the route tests cover.
+    if (convertsValidStrings(schema as JsonSchema)) return
     const before = structuredClone(args)
     assert.deepStrictEqual(coerceArguments(args, schema as JsonSchema), before)
   }), { numRuns: 400 })

@@ -99,12 +99,22 @@ const rows: Row[] = [
     input: 'null',
     expected: null
   },
+  { name: '"null" to null for a nullable array, not ["null"]', schema: { type: 'array', nullable: true }, input: 'null', expected: null },
+  { name: '"null" to null for [array, null], not ["null"]', schema: { type: ['array', 'null'] }, input: 'null', expected: null },
+  { name: '"null" to null for anyOf [array, null]', schema: { anyOf: [{ type: 'array' }, { type: 'null' }] }, input: 'null', expected: null },
+  { name: '"null" wrapped where an array is expected and null is not allowed', schema: { type: 'array' }, input: 'null', expected: ['null'] },
   { name: '"null" stays where null is not allowed', schema: integer, input: 'null', expected: 'null' },
   { name: '"null" stays for [string, null] (already a string)', schema: { type: ['string', 'null'] }, input: 'null', expected: 'null' },
   { name: 'nullable: false does not allow null', schema: { type: 'integer', nullable: false }, input: 'null', expected: 'null' },
 
   // unions, in order
-  { name: '[integer, string]: "5" already a string', schema: { type: ['integer', 'string'] }, input: '5', expected: '5' },
+  // Issue 11: the listed order decides, even for a string that a later `string` would accept as is.
+  { name: '[integer, string]: "5" to 5 (integer is tried first)', schema: { type: ['integer', 'string'] }, input: '5', expected: 5 },
+  { name: '[string, integer]: "5" stays (string is listed first)', schema: { type: ['string', 'integer'] }, input: '5', expected: '5' },
+  { name: '[integer, string]: "abc" stays a string', schema: { type: ['integer', 'string'] }, input: 'abc', expected: 'abc' },
+  { name: '[array, string]: a plain string is not wrapped', schema: { type: ['array', 'string'] }, input: 'abc', expected: 'abc' },
+  { name: '[array, string]: a JSON array string is parsed', schema: { type: ['array', 'string'] }, input: '[1]', expected: [1] },
+  { name: '[null, string]: "null" to null', schema: { type: ['null', 'string'] }, input: 'null', expected: null },
   { name: '[boolean, integer]: "1" to 1', schema: { type: ['boolean', 'integer'] }, input: '1', expected: 1 },
   { name: '[integer, boolean]: "true" to true', schema: { type: ['integer', 'boolean'] }, input: 'true', expected: true },
   { name: '[number, array]: "7" to 7 (first that changes)', schema: { type: ['number', 'array'] }, input: '7', expected: 7 },
@@ -117,8 +127,14 @@ const rows: Row[] = [
     expected: true
   },
   {
-    name: 'anyOf already matching a branch stays',
+    name: 'anyOf branches in order: integer before string converts "12"',
     schema: { anyOf: [integer, { type: 'string' }] },
+    input: '12',
+    expected: 12
+  },
+  {
+    name: 'anyOf branches in order: string before integer keeps "12"',
+    schema: { anyOf: [{ type: 'string' }, integer] },
     input: '12',
     expected: '12'
   },

@@ -484,8 +484,10 @@ test('post_tool_call gets { tool, args, result, durationMs, status } for ok, err
   await dispatch({ name: 'left', args: {}, signal: AbortSignal.abort() })
   await dispatch({ name: 'unknown-tool', args: {} })
 
+  // Issue 11: post hooks see calls to unknown tools too (an audit log misses nothing).
   assert.deepEqual(events.map((e) => [e.tool, e.status]), [
-    ['fine', 'ok'], ['fails', 'error'], ['guarded', 'blocked'], ['fine', 'invalid'], ['stuck', 'timeout'], ['left', 'cancelled']
+    ['fine', 'ok'], ['fails', 'error'], ['guarded', 'blocked'], ['fine', 'invalid'], ['stuck', 'timeout'], ['left', 'cancelled'],
+    ['unknown-tool', 'not_found']
   ])
   assert.deepEqual(events[0], {
     tool: 'fine', args: { n: 2 }, callId: ok.callId, sessionId: undefined, result: '"fine"', durationMs: 12, status: 'ok'
@@ -636,7 +638,7 @@ test('a handler returning a non-string: status error naming the type', async () 
   }
 })
 
-test('a throwing handler: error with the message only, no stack trace, capped at 2000', async () => {
+test('a throwing handler: error with the class and message only, no stack trace, capped at 2000', async () => {
   const { dispatch, add, lines } = setup()
   add('throws', { handler: () => { throw new Error('connection refused') } })
   add('rejects', { handler: async () => { throw new TypeError('bad input ' + 'q'.repeat(10_000)) } })
@@ -645,13 +647,13 @@ test('a throwing handler: error with the message only, no stack trace, capped at
   const plain = await dispatch({ name: 'throws', args: {} })
   assert.equal(plain.status, 'error')
   assert.equal(plain.httpStatus, 200)
-  assert.equal(plain.content, '{"error":"connection refused"}')
-  assert.equal(plain.error!.message, 'connection refused')
+  assert.equal(plain.content, '{"error":"Error: connection refused"}')
+  assert.equal(plain.error!.message, 'Error: connection refused')
 
   const long = await dispatch({ name: 'rejects', args: {} })
   assert.equal(long.status, 'error')
   const message = String(errorField(long.content))
-  assert.ok(message.startsWith('bad input qqq'))
+  assert.ok(message.startsWith('TypeError: bad input qqq'))
   assert.ok(message.length <= 2_000, `length ${message.length}`)
   assert.ok(long.error!.message.length <= 2_000)
   for (const text of [plain.content, long.content, long.error!.message]) {

@@ -126,7 +126,7 @@ test('runTransform: the first string wins; non-strings are ignored', async () =>
   hooks.add('transform_tool_result', () => { seen.push('undefined') })
   hooks.add('transform_tool_result', async (event) => { seen.push('first string'); return `<${event.result}>` })
   hooks.add('transform_tool_result', () => { seen.push('second string'); return 'never used' })
-  const replaced = await hooks.runTransform({ ...EVENT, result: 'raw', status: 'ok' }, logger)
+  const replaced = await hooks.runTransform({ ...EVENT, result: 'raw', durationMs: 3, status: 'ok' }, logger)
   assert.equal(replaced, '<raw>')
   assert.deepEqual(seen, ['object', 'number', 'undefined', 'first string'])
 })
@@ -135,7 +135,7 @@ test('runTransform: an empty string is a valid replacement', async () => {
   const { logger } = captureLogger('trace')
   const hooks = new HookRegistry()
   hooks.add('transform_tool_result', () => '')
-  assert.equal(await hooks.runTransform({ ...EVENT, result: 'raw', status: 'ok' }, logger), '')
+  assert.equal(await hooks.runTransform({ ...EVENT, result: 'raw', durationMs: 3, status: 'ok' }, logger), '')
 })
 
 test('runTransform: no string at all, or a throwing hook, leaves the result', async () => {
@@ -143,7 +143,7 @@ test('runTransform: no string at all, or a throwing hook, leaves the result', as
   const hooks = new HookRegistry()
   hooks.add('transform_tool_result', () => { throw new Error('bad transform') }, 'bad')
   hooks.add('transform_tool_result', () => null)
-  assert.equal(await hooks.runTransform({ ...EVENT, result: 'raw', status: 'error' }, logger), undefined)
+  assert.equal(await hooks.runTransform({ ...EVENT, result: 'raw', durationMs: 3, status: 'error' }, logger), undefined)
   assert.equal(lines().filter((line) => line.hook === 'transform_tool_result' && line.owner === 'bad').length, 1)
 })
 

@@ -255,7 +255,7 @@ test('pre hook step: no hooks → next; a block → blocked with the message, ne
   const blockedNext = nextStub()
   const { call: blockedCall, lines } = makeCall({ sessionId: 's9' }, { entry: makeEntry(), args: { n: 1 } })
   const result = await step(blockedCall, blockedNext)
-  assert.deepEqual(result, { status: 'blocked', content: '{"error":"not today"}', message: 'not today' })
+  assert.deepEqual(result, { status: 'blocked', content: '{"error":"not today"}', message: 'not today', blockedBy: 'guard' })
   assert.equal(blockedNext.calls, 0)
   assert.deepEqual(events, [{ tool: 'probe', args: { n: 1 }, callId: 'call_test', sessionId: 's9' }])
   assert.ok(lines().some((line) => line.msg === 'tool call blocked by a pre_tool_call hook' && line.owner === 'guard'))
@@ -313,7 +313,7 @@ test('post hook step: the statuses outside the tool call (not_found, unavailable
 test('transform step: replaces the content of ok and error results, keeps their status', async () => {
   const hooks = new HookRegistry()
   hooks.add('transform_tool_result', (event) => `${event.status}:${event.result}`)
-  const step = transformStep(hooks)
+  const step = transformStep(hooks, () => 0)
   const { call } = makeCall({}, { entry: makeEntry() })
   assert.deepEqual(await step(call, nextStub({ status: 'ok', content: 'raw' })), { status: 'ok', content: 'ok:raw' })
   assert.deepEqual(await step(call, nextStub({ status: 'error', content: 'bad', message: 'm' })), { status: 'error', content: 'error:bad', message: 'm' })
@@ -323,7 +323,7 @@ test('transform step: results the tool did not produce (blocked, invalid, timeou
   const hooks = new HookRegistry()
   let calls = 0
   hooks.add('transform_tool_result', () => { calls++; return 'replaced' })
-  const step = transformStep(hooks)
+  const step = transformStep(hooks, () => 0)
   for (const status of ['blocked', 'invalid', 'timeout', 'cancelled'] as const) {
     const { call } = makeCall({}, { entry: makeEntry() })
     const original = { status, content: '{"error":"x"}' }
@@ -336,7 +336,7 @@ test('transform step: a hook returning a non-string leaves the result as is', as
   const hooks = new HookRegistry()
   hooks.add('transform_tool_result', () => ({ not: 'a string' }))
   const { call } = makeCall({}, { entry: makeEntry() })
-  assert.equal(await transformStep(hooks)(call, nextStub()), OK)
+  assert.equal(await transformStep(hooks, () => 0)(call, nextStub()), OK)
 })
 
 // ---- truncate ----
@@ -415,11 +415,11 @@ test('invoke step: a {"error": ...} result is an error; non-strings are errors n
   }
 })
 
-test('invoke step: a throw becomes an error with the message only', async () => {
+test('invoke step: a throw becomes an error with the class and the message only', async () => {
   const entry = makeEntry({ handler: async () => { throw new Error('disk full') } })
   const { call, lines } = makeCall({}, { entry })
   const result = await invokeStep({ timeoutOf: () => 1_000, config: undefined })(call, nextStub())
-  assert.deepEqual(result, { status: 'error', content: '{"error":"disk full"}', message: 'disk full' })
+  assert.deepEqual(result, { status: 'error', content: '{"error":"Error: disk full"}', message: 'Error: disk full' })
   assert.ok(lines().some((line) => line.msg === 'tool handler threw'))
 })
 
@@ -464,13 +464,16 @@ test('invoke step: an already-aborted caller signal cancels without running the 
   assert.equal(ran, false)
 })
 
-test('sanitizeError: message only, never a stack; non-errors described; capped at 2000', () => {
+test('sanitizeError: class and message only, never a stack; non-errors described; capped at 2000', () => {
   const err = new Error('boom')
-  assert.equal(sanitizeError(err), 'boom')
+  assert.equal(sanitizeError(err), 'Error: boom')
+  assert.equal(sanitizeError(new RangeError('too far')), 'RangeError: too far')
+  class QuotaError extends Error {}
+  assert.equal(sanitizeError(new QuotaError('over quota')), 'QuotaError: over quota', 'a subclass that keeps the name "Error" is named by its constructor')
   assert.equal(sanitizeError('plain'), 'plain')
   assert.equal(sanitizeError(42), 'non-error value thrown (number)')
   assert.equal(sanitizeError(null), 'non-error value thrown (null)')
-  assert.equal(sanitizeError(new Error('')), 'the tool failed without a message')
+  assert.equal(sanitizeError(new Error('')), 'Error: the tool failed without a message')
   const long = sanitizeError(new Error('y'.repeat(10_000)))
   assert.equal(long.length, 2000)
   assert.ok(long.endsWith('…'))
@@ -478,8 +481,8 @@ test('sanitizeError: message only, never a stack; non-errors described; capped a
 
 test('sanitizeError: the cap never splits a surrogate pair', () => {
   // An emoji across units 1998 and 1999: keeping 1999 units would leave its first half alone.
-  const capped = sanitizeError(new Error('e'.repeat(1_998) + '😀' + 'tail'))
+  const capped = sanitizeError('e'.repeat(1_998) + '😀' + 'tail')
   assert.equal(capped, 'e'.repeat(1_998) + '…')
-  const before = sanitizeError(new Error('e'.repeat(1_997) + '😀' + 'tail'))
+  const before = sanitizeError('e'.repeat(1_997) + '😀' + 'tail')
   assert.equal(before, 'e'.repeat(1_997) + '😀…')
 })

@@ -22,6 +22,7 @@ function loneSurrogates (text: string): number[] {
   return lone
 }
 
+const NOTICE_ONLY = /^\[\.\.\. truncated (\d+) of \1 characters \.\.\.\]$/
 const MARKER = /\n\n\[\.\.\. truncated (\d+) of (\d+) characters \.\.\.\]\n\n/
 
 /** Splits a truncated result into head, marker counts and tail. */
@@ -85,24 +86,28 @@ test('the cap is used to the full when the marker fits', () => {
   assert.ok(result.content.length >= 990 && result.content.length <= 1_000, `length ${result.content.length}`)
 })
 
-test('tiny caps: 0 gives an empty string, 5 gives the first five characters, both flagged', () => {
-  assert.deepEqual(truncateResult('abcdefghij', 0), { content: '', truncated: true, originalLength: 10 })
-  assert.deepEqual(truncateResult('abcdefghij', 5), { content: 'abcde', truncated: true, originalLength: 10 })
-  // A cap too small for the marker keeps the head only, never more than the cap.
-  const result = truncateResult('q'.repeat(1_000), 30)
-  assert.equal(result.content, 'q'.repeat(30))
-  assert.equal(result.truncated, true)
+// Issue 11, item 7: the model must always be told that the result was cut, even when the cap
+// leaves no room for any of it: the content is then the notice alone (longer than the cap).
+test('tiny caps: a cap smaller than the notice gives the notice alone, with the counts, flagged', () => {
+  for (const cap of [0, 5, 30]) {
+    const result = truncateResult('q'.repeat(1_000), cap)
+    assert.equal(result.content, '[... truncated 1000 of 1000 characters ...]', `cap ${cap}`)
+    assert.equal(result.truncated, true)
+    assert.equal(result.originalLength, 1_000)
+  }
 })
 
 test('a negative or fractional cap is read as its whole non-negative part', () => {
-  assert.equal(truncateResult('abcdef', -3).content, '')
-  assert.equal(truncateResult('abcdef', 2.9).content, 'ab')
+  assert.equal(truncateResult('abcdef', -3).content, '[... truncated 6 of 6 characters ...]')
+  assert.equal(truncateResult('abcdef', 2.9).content, '[... truncated 6 of 6 characters ...]')
+  assert.equal(truncateResult('abcdef', 6.5).truncated, false)
 })
 
 test('a surrogate pair at the head cut is dropped whole, not split', () => {
-  // Cap 5 ends the head between the two halves of the emoji at index 4.
-  const result = truncateResult('abcd' + EMOJI + 'efgh', 5)
-  assert.equal(result.content, 'abcd')
+  // A head of 5 (all of the budget, headShare 1) ends between the two halves of the emoji at index 4.
+  const content = 'abcd' + EMOJI + 'e'.repeat(1_000)
+  const result = truncateResult(content, `\n\n[... truncated ${content.length} of ${content.length} characters ...]\n\n`.length + 5, 1)
+  assert.equal(parts(result.content).head, 'abcd')
   assert.deepEqual(loneSurrogates(result.content), [])
 })
 
@@ -143,7 +148,9 @@ test('loop over many lengths and caps: never over the cap, no lone surrogate int
         const result = truncateResult(content, cap, share)
         assert.equal(result.originalLength, content.length)
         assert.equal(result.truncated, content.length > cap)
-        assert.ok(result.content.length <= Math.max(cap, 0), `n=${n} cap=${cap}: ${result.content.length}`)
+        // Only the notice alone may exceed the cap (a cap too small for it); a cut is always said.
+        assert.ok(result.content.length <= Math.max(cap, 0) || NOTICE_ONLY.test(result.content), `n=${n} cap=${cap}: ${result.content.length}`)
+        if (result.truncated) assert.match(result.content, /\[\.\.\. truncated \d+ of \d+ characters \.\.\.\]/)
         assert.deepEqual(loneSurrogates(result.content), [], `n=${n} cap=${cap} share=${share}`)
         if (!result.truncated) assert.equal(result.content, content)
       }
@@ -155,7 +162,7 @@ test('property: any text of emoji and ASCII, any cap: bounded, well-formed, ends
   const text = fc.array(fc.constantFrom('a', 'b', EMOJI, '𝄞', 'ß', ' '), { maxLength: 600 }).map((chunks) => chunks.join(''))
   fc.assert(fc.property(text, fc.integer({ min: 0, max: 700 }), (content, cap) => {
     const result = truncateResult(content, cap)
-    assert.ok(result.content.length <= cap)
+    assert.ok(result.content.length <= cap || NOTICE_ONLY.test(result.content))
     assert.equal(result.originalLength, content.length)
     assert.deepEqual(loneSurrogates(result.content), [])
     if (!result.truncated) {
@@ -164,8 +171,8 @@ test('property: any text of emoji and ASCII, any cap: bounded, well-formed, ends
     }
     const match = MARKER.exec(result.content)
     if (match === null) {
-      // Too small for a marker: a prefix of the original only.
-      assert.ok(content.startsWith(result.content))
+      // Too small for a marker: the notice alone, with the counts.
+      assert.equal(result.content, `[... truncated ${content.length} of ${content.length} characters ...]`)
       return
     }
     const { head, cut, total, tail } = parts(result.content)

@@ -52,7 +52,7 @@ test('200 ok: arguments as an object or as a JSON string, call id echoed', async
 
 test('200 with ok false when the tool reports an error or throws', async (t) => {
   const { app } = await setup(t)
-  for (const [name, message] of [['fails', 'disk full'], ['throws', 'kaboom']]) {
+  for (const [name, message] of [['fails', 'disk full'], ['throws', 'Error: kaboom']]) {
     const res = await post(app, name, {})
     assert.equal(res.statusCode, 200, name)
     const body = res.json()

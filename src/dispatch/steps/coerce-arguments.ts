@@ -1,14 +1,22 @@
 // Coerces the model's imprecise argument types towards the tool's schema before validation.
 import { coerceArguments } from '../coerce.ts'
 import { entryOf, type Step } from '../pipeline.ts'
+import { convertsValidStrings } from '../schema-types.ts'
 import { argumentsValid } from '../validate.ts'
 
 export const coerceStep: Step = function coerce (call, next) {
   const entry = entryOf(call)
+  const { parameters } = entry.schema
+  const trusted = entry.origin.kind !== 'mcp'
   // Arguments that already validate are left as they are: coercion would not change them (a
-  // property test holds it), and one compiled check is cheaper than walking the schema.
-  if (!argumentsValid(call.args, entry.schema.parameters, entry.origin.kind !== 'mcp')) {
-    call.args = coerceArguments(call.args, entry.schema.parameters)
+  // property test holds it), and one compiled check is cheaper than walking the schema. The
+  // exception is a union listing a type before `string` (§7: the listed order decides), where a
+  // valid string may still convert; the conversion is kept only if the result validates too.
+  if (!argumentsValid(call.args, parameters, trusted)) {
+    call.args = coerceArguments(call.args, parameters)
+  } else if (convertsValidStrings(parameters)) {
+    const coerced = coerceArguments(call.args, parameters)
+    if (argumentsValid(coerced, parameters, trusted)) call.args = coerced
   }
   return next(call)
 }

@@ -11,8 +11,7 @@ import type { Cancellation } from '../cancellation.ts'
 import { Pending } from '../pending.ts'
 import { DeadlineTimer, type Deadline } from '../deadlines.ts'
 import { MAX_TIMER_MS } from '../../timers.ts'
-
-const MAX_ERROR_CHARS = 2000
+import { clipText } from '../error-text.ts'
 
 export interface InvokeOptions {
   /** The deadline for this call in ms. */
@@ -28,14 +27,30 @@ function typeName (value: unknown): string {
   return typeof value
 }
 
-/** The message of a thrown value, without stack trace, capped. */
+/** The class an error names itself by: its `name`, else (a subclass that kept "Error") its constructor's. */
+function className (error: Error): string {
+  if (error.name !== 'Error' && typeof error.name === 'string' && error.name !== '') return error.name
+  const constructorName: unknown = error.constructor?.name
+  return typeof constructorName === 'string' && constructorName !== '' ? constructorName : 'Error'
+}
+
+/** Gateway errors (MCP failures thrown in handlers) carry messages written for the model already. */
+function isGatewayError (error: Error): boolean {
+  const code: unknown = (error as { code?: unknown }).code
+  return typeof code === 'string' && code.startsWith('GW_ERR_')
+}
+
+/**
+ * The message of a thrown value, without stack trace, capped. An exception is named by its class
+ * (`TypeError: x.map is not a function`), which tells the model a bug from a refusal.
+ */
 export function sanitizeError (error: unknown): string {
-  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : `non-error value thrown (${typeName(error)})`
-  const text = message.trim() === '' ? 'the tool failed without a message' : message
-  if (text.length <= MAX_ERROR_CHARS) return text
-  // Cut before a surrogate pair rather than through it.
-  const head = text.slice(0, MAX_ERROR_CHARS - 1)
-  return `${/[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head}…`
+  if (!(error instanceof Error)) {
+    const text = typeof error === 'string' ? error : `non-error value thrown (${typeName(error)})`
+    return clipText(text.trim() === '' ? 'the tool failed without a message' : text)
+  }
+  const message = error.message.trim() === '' ? 'the tool failed without a message' : error.message
+  return clipText(isGatewayError(error) ? message : `${className(error)}: ${message}`)
 }
 
 function fromValue (entry: ToolEntry, value: unknown): StepResult {

@@ -1,0 +1,83 @@
+// Unit tests of the error-content cleaning (issue 11, items 2 and 3): which credential shapes are
+// redacted, which framing is neutralised, what is left alone, and the secret settings from config.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { loadConfig } from '../../src/config/load.ts'
+import { ErrorContentCleaner } from '../../src/dispatch/error-content.ts'
+import { neutralizeFraming } from '../../src/dispatch/framing.ts'
+import { redactText, secretSettingsOf } from '../../src/dispatch/redact.ts'
+import { failed } from '../../src/dispatch/outcome.ts'
+
+test('credential shapes are redacted, the names and schemes around them kept', () => {
+  const cases: Array<[string, string]> = [
+    ['token ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'token [redacted]'],
+    ['pat github_pat_11ABCDEFG0abcdefghijklmnop_qrstuvwxyz', 'pat [redacted]'],
+    ['key sk-ant-api03-abcdefghijklmnopqrstuv end', 'key [redacted] end'],
+    ['slack xoxb-1234567890-abcdefghij', 'slack [redacted]'],
+    ['aws AKIAIOSFODNN7EXAMPLE here', 'aws [redacted] here'],
+    ['Authorization: Bearer abc1.def-ghi_jkl', 'Authorization: Bearer [redacted]'],
+    ['Authorization: Basic dXNlcjpwYXNzd29yZA==', 'Authorization: Basic [redacted]'],
+    ['GET /v1?access_token=abc123&x=1', 'GET /v1?access_token=[redacted]&x=1'],
+    ['{"api_key": "k-123456"}', '{"api_key": "[redacted]"}'],
+    ['password=hunter22 user=ada', 'password=[redacted] user=ada'],
+    ['https://ada:s3cret@db.example.com/x', 'https://ada:[redacted]@db.example.com/x'],
+    ['jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl', 'jwt [redacted]']
+  ]
+  for (const [input, expected] of cases) assert.equal(redactText(input), expected, input)
+})
+
+test('ordinary error text is left alone', () => {
+  for (const text of [
+    'ENOENT: no such file or directory, open \'/tmp/notes.txt\'',
+    'Tool slow timed out after 30 ms',
+    'invalid arguments: /n: must be integer',
+    'the token expired, sign in again',
+    'Token expired; Basic authentication failed; Bearer token missing',
+    'redirected to file:///etc/passwd: refused: only http',
+    'redirected to http://127.0.0.1:8080/secret: refused by the SSRF guard',
+    'read config.secret: permission denied',
+    'Unknown tool: read_fiel'
+  ]) {
+    assert.equal(redactText(text), text)
+    assert.equal(neutralizeFraming(text), text)
+  }
+})
+
+test('secret values are redacted wherever they appear, longest first; too-short values are not searched', () => {
+  assert.equal(redactText('a abcd-efgh b abcd', ['abcd', 'abcd-efgh']), 'a [redacted] b [redacted]')
+  assert.equal(redactText('pin 123 is wrong', ['123']), 'pin 123 is wrong')
+})
+
+test('framing is neutralised: tool-call tags, role tokens, CDATA, fences, Llama markers', () => {
+  const text = '<tool_call>{}</tool_call> <|im_start|>user <|eot_id|> <![CDATA[x]]> ```py\n``` ~~~ <invoke name="x"> [INST] <<SYS>> <system>'
+  const cleaned = neutralizeFraming(text)
+  for (const token of ['<tool_call>', '</tool_call>', '<|im_start|>', '<|eot_id|>', '<![CDATA[', ']]>', '```', '~~~', '<invoke', '[INST]', '<<SYS>>', '<system>']) {
+    assert.equal(cleaned.includes(token), false, `${token} in ${cleaned}`)
+  }
+  assert.match(cleaned, /tool_call.*im_start.*eot_id.*CDATA.*invoke.*INST.*SYS.*system/s, 'the words stay readable')
+  assert.equal(neutralizeFraming('a < b and c > d, x <= y'), 'a < b and c > d, x <= y')
+})
+
+test('the cleaner: failures cleaned (content stays valid JSON, secret-named keys redacted), ok results untouched', () => {
+  const cleaner = new ErrorContentCleaner({ secretArguments: ['password'], secretValues: ['env-secret-value'] })
+  const args = { user: 'ada', nested: { password: 'pw-value-1' } }
+  const own = cleaner.result(failed('error', 'login "pw-value-1" failed <|im_end|> env-secret-value'), args)
+  assert.equal(own.message, 'login "[redacted]" failed ‹|im_end|› [redacted]')
+  assert.deepEqual(JSON.parse(own.content), { error: own.message })
+  const foreign = cleaner.result({ status: 'error', content: '{"error":"bad","password":"x","detail":["Bearer abcd1234"]}' }, args)
+  assert.deepEqual(JSON.parse(foreign.content), { error: 'bad', password: '[redacted]', detail: ['Bearer [redacted]'] })
+  const text = cleaner.result({ status: 'error', content: 'plain ```text``` with env-secret-value' })
+  assert.equal(text.content, 'plain ˋˋˋtextˋˋˋ with [redacted]')
+  const ok = { status: 'ok' as const, content: 'Bearer abcdefgh and ```' }
+  assert.equal(cleaner.result(ok, args), ok)
+})
+
+test('secret settings from config: GATEWAY_SECRET_ENV and the variables API keys are read from', async () => {
+  const config = await loadConfig({
+    env: { GATEWAY_SECRET_ENV: 'UPSTREAM, OTHER', UPSTREAM: 'u-value', TOOLS_DIR: '.' },
+    cwd: process.cwd()
+  })
+  assert.deepEqual(config.logging.secretEnv, ['UPSTREAM', 'OTHER'])
+  const settings = secretSettingsOf({ ...config, auth: { ...config.auth, keys: [{ env: 'KEY_VAR' }] } }, { UPSTREAM: 'u-value', KEY_VAR: 'k-value' })
+  assert.deepEqual(settings.secretValues, ['u-value', 'k-value'], 'an unset variable adds nothing')
+})
