@@ -5,8 +5,7 @@ import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import type { Readable } from 'node:stream'
 import {
-  Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport,
-  type RequestOptions, type ServerCapabilities, type Tool
+  Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type ServerCapabilities
 } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { Logger } from 'pino'
@@ -15,6 +14,7 @@ import { isRecord, messageOf } from '../objects.ts'
 import { withTimeout } from '../timers.ts'
 import type { McpClock } from './clock.ts'
 import { childEnvironment, childOf, isRunning, type StderrLog } from './stdio-child.ts'
+import { listAllTools, type ListedTools } from './tool-list.ts'
 import type { McpConnectionTuning } from './tuning.ts'
 
 export interface McpLinkOptions {
@@ -33,7 +33,7 @@ export interface McpLinkOptions {
 /** What the server told us on connecting. */
 export interface LinkHandshake {
   capabilities: ServerCapabilities
-  tools: Tool[]
+  tools: ListedTools
 }
 
 const LOST_SDK_CODES: ReadonlySet<string> = new Set([SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed])
@@ -54,13 +54,6 @@ function hasErrorCode (value: unknown): boolean {
 
 export function isTimeout (err: unknown): boolean {
   return err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout
-}
-
-/** Every page of tools/list. */
-export async function listAllTools (client: Client, request: RequestOptions): Promise<Tool[]> {
-  // Without a cursor the SDK walks every page (capped at 64 pages against a server that never converges).
-  const { tools } = await client.listTools(undefined, request)
-  return Array.isArray(tools) ? tools : []
 }
 
 /** Resolves true if `promise` settles within `ms` (real time: children die in real time). */
@@ -138,7 +131,7 @@ export class McpLink {
       this.#child = childOf(this.transport)
       this.#pid = this.#child?.pid
       const capabilities = this.client.getServerCapabilities() ?? {}
-      const tools = capabilities.tools ? await listAllTools(this.client, { timeout: timeoutMs }) : []
+      const tools = capabilities.tools ? await listAllTools(this.client, { timeout: timeoutMs }) : { tools: [], leftOut: [] }
       return { capabilities, tools }
     } catch (err) {
       // Read while the transport still holds it: the SDK forgets the process on close.

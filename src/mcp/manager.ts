@@ -20,6 +20,8 @@ export interface McpServerStatus {
   transport: McpTransportKind
   /** Tools registered for it right now (utility tools included). */
   tools: number
+  /** Tools it lists that are not served (unrepairable schema, name clash...), with the reason. */
+  toolsLeftOut: Array<{ tool: string, reason: string }>
   lastError: string | null
   /** When it entered this state (ISO 8601). */
   since: string
@@ -139,6 +141,7 @@ export class McpManager extends EventEmitter<{ state: [McpServerStatus] }> {
       state: connection.state,
       transport: connection.transportKind,
       tools: tools.count,
+      toolsLeftOut: tools.leftOut.map(({ tool, reason }) => ({ tool, reason })),
       lastError: connection.lastError ?? null,
       since: new Date(connection.since).toISOString()
     }

@@ -10,6 +10,7 @@ import { REAL_CLOCK, type McpClock } from './clock.ts'
 import type { McpConnection } from './connection.ts'
 import { assignToolNames, mcpToolName, mcpToolsetName } from './naming.ts'
 import { normalizeInputSchema } from './schema.ts'
+import type { LeftOutTool } from './tool-list.ts'
 import { utilityTools } from './utility-tools.ts'
 
 export interface ToolFilter {
@@ -35,7 +36,7 @@ export interface SyncReport {
   added: string[]
   updated: string[]
   removed: string[]
-  skipped: Array<{ tool: string, reason: string }>
+  skipped: LeftOutTool[]
 }
 
 interface Desired {
@@ -75,7 +76,8 @@ export class McpServerTools {
   #chain: Promise<unknown> = Promise.resolve()
   #aliasRefused = false
   #disposed = false
-  readonly #onConnected = (): void => { this.apply(this.#connection.tools) }
+  #leftOut: readonly LeftOutTool[] = []
+  readonly #onConnected = (): void => { this.apply(this.#connection.tools, this.#connection.leftOut) }
   readonly #onToolsChanged = (): void => this.#scheduleRefresh()
 
   constructor (options: McpServerToolsOptions) {
@@ -107,12 +109,18 @@ export class McpServerTools {
     return this.#registered.size
   }
 
+  /** The server's tools that the last synchronisation could not serve, each with its reason. */
+  get leftOut (): readonly LeftOutTool[] {
+    return this.#leftOut
+  }
+
   /** Fetches the list again and applies the difference; serialised, never rejects. */
   refresh (): Promise<SyncReport | undefined> {
     const run = this.#chain.then(async () => {
       if (this.#disposed || this.#connection.state !== 'connected') return undefined
       try {
-        return this.apply(await this.#connection.listTools())
+        const tools = await this.#connection.listTools()
+        return this.apply(tools, this.#connection.leftOut)
       } catch (err) {
         this.#logger.warn({ err: messageOf(err) }, 'MCP tool list refresh failed')
         return undefined
@@ -122,9 +130,12 @@ export class McpServerTools {
     return run
   }
 
-  /** Makes the registry hold exactly `tools` (filtered, named, normalised) plus the utility tools. */
-  apply (tools: readonly Tool[]): SyncReport {
-    const report: SyncReport = { added: [], updated: [], removed: [], skipped: [] }
+  /**
+   * Makes the registry hold exactly `tools` (filtered, named, normalised) plus the utility tools.
+   * `leftOut`: entries of the list already refused (not tools at all), reported with the others.
+   */
+  apply (tools: readonly Tool[], leftOut: readonly LeftOutTool[] = []): SyncReport {
+    const report: SyncReport = { added: [], updated: [], removed: [], skipped: [...leftOut] }
     if (this.#disposed) return report
     const desired = this.#desired(tools, report)
     const snapshot = this.#registry.snapshot()
@@ -159,6 +170,7 @@ export class McpServerTools {
       }
     }
     this.#ensureAlias()
+    this.#leftOut = report.skipped
     if (report.added.length + report.updated.length + report.removed.length > 0) {
       this.#logger.info({ added: report.added, updated: report.updated, removed: report.removed }, 'MCP tools synchronised')
     }
