@@ -5,13 +5,15 @@ import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import type { Readable } from 'node:stream'
 import {
-  Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type ServerCapabilities
+  Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, STDIO_DEFAULT_MAX_BUFFER_SIZE, StreamableHTTPClientTransport,
+  type ServerCapabilities
 } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { Logger } from 'pino'
 import type { McpServerConfig } from '../config/schema.ts'
 import { isRecord, messageOf } from '../objects.ts'
 import { withTimeout } from '../timers.ts'
+import { useBoundedReader } from './bounded-read-buffer.ts'
 import type { McpClock } from './clock.ts'
 import { childEnvironment, childOf, isRunning, type StderrLog } from './stdio-child.ts'
 import { listAllTools, type ListedTools } from './tool-list.ts'
@@ -114,6 +116,12 @@ export class McpLink {
     transport.onerror = (err) => this.#logger.debug({ err: messageOf(err) }, 'MCP transport error')
     client.onerror = (err) => this.#logger.debug({ err: messageOf(err) }, 'MCP client error')
     client.setNotificationHandler('notifications/tools/list_changed', () => options.onToolsChanged())
+    if (transport instanceof StdioClientTransport) {
+      // One answer over the cap fails its own request instead of closing the transport.
+      useBoundedReader(transport, STDIO_DEFAULT_MAX_BUFFER_SIZE, (message) => {
+        this.#logger.warn({ ...message }, 'MCP server answer over the size cap refused')
+      })
+    }
     if (transport instanceof StdioClientTransport && transport.stderr) {
       this.#stderr = options.stderrLog
       this.#stderr.lastLine = undefined
