@@ -37,6 +37,7 @@ test('one result over the size cap fails only its call; the connection and the s
   const huge = await h.call('mcp__raw__big', { bytes: STDIO_DEFAULT_MAX_BUFFER_SIZE + 1024 })
   assert.equal(huge.ok, false)
   assert.equal(huge.status, 'error', huge.content)
+  assert.equal(huge.error?.code, 'GW_ERR_TOOL_FAILED')
   assert.match(huge.error?.message ?? '', /answer of \d+ bytes is over the 10485760-byte cap/)
   assert.ok(huge.content.length < 1000, 'the refused answer is not relayed')
 
