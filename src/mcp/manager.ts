@@ -22,6 +22,8 @@ export interface McpServerStatus {
   tools: number
   /** Tools it lists that are not served (unrepairable schema, name clash...), with the reason. */
   toolsLeftOut: Array<{ tool: string, reason: string }>
+  /** Checks left out of the schemas of its served tools (patterns the linear-time engine cannot run). */
+  schemaWarnings: Array<{ tool: string, warning: string }>
   lastError: string | null
   /** When it entered this state (ISO 8601). */
   since: string
@@ -142,6 +144,7 @@ export class McpManager extends EventEmitter<{ state: [McpServerStatus] }> {
       transport: connection.transportKind,
       tools: tools.count,
       toolsLeftOut: tools.leftOut.map(({ tool, reason }) => ({ tool, reason })),
+      schemaWarnings: tools.schemaWarnings.map(({ tool, warning }) => ({ tool, warning })),
       lastError: connection.lastError ?? null,
       since: new Date(connection.since).toISOString()
     }

@@ -47,6 +47,14 @@ interface Desired {
   parameters: JsonSchema
   handler: ToolHandler
   fingerprint: string
+  /** Checks of its schema that were dropped (see schema-keywords.ts), for operators. */
+  warnings: readonly string[]
+}
+
+/** A check left out of a served tool's schema, as /tools shows it. */
+export interface SchemaWarning {
+  tool: string
+  warning: string
 }
 
 const MAX_DESCRIPTION_CHARS = 8_000
@@ -77,6 +85,7 @@ export class McpServerTools {
   #aliasRefused = false
   #disposed = false
   #leftOut: readonly LeftOutTool[] = []
+  #warnings: readonly SchemaWarning[] = []
   readonly #onConnected = (): void => { this.apply(this.#connection.tools, this.#connection.leftOut) }
   readonly #onToolsChanged = (): void => this.#scheduleRefresh()
 
@@ -114,6 +123,11 @@ export class McpServerTools {
     return this.#leftOut
   }
 
+  /** Checks left out of the schemas of served tools (patterns the linear-time engine cannot run). */
+  get schemaWarnings (): readonly SchemaWarning[] {
+    return this.#warnings
+  }
+
   /** Fetches the list again and applies the difference; serialised, never rejects. */
   refresh (): Promise<SyncReport | undefined> {
     const run = this.#chain.then(async () => {
@@ -149,6 +163,7 @@ export class McpServerTools {
     for (const tool of desired.values()) {
       const known = this.#registered.get(tool.name)
       if (known === tool.fingerprint) continue
+      if (tool.warnings.length > 0) this.#logger.warn({ tool: tool.raw, warnings: tool.warnings }, 'MCP tool schema check dropped')
       try {
         this.#registry.register({
           name: tool.name,
@@ -171,6 +186,7 @@ export class McpServerTools {
     }
     this.#ensureAlias()
     this.#leftOut = report.skipped
+    this.#warnings = [...desired.values()].flatMap((tool) => tool.warnings.map((warning) => ({ tool: tool.raw, warning })))
     if (report.added.length + report.updated.length + report.removed.length > 0) {
       this.#logger.info({ added: report.added, updated: report.updated, removed: report.removed }, 'MCP tools synchronised')
     }
@@ -232,7 +248,8 @@ export class McpServerTools {
         description,
         parameters: normalized.schema,
         handler: async (args, ctx) => (await this.#connection.callTool(raw, args, { signal: ctx.signal })).content,
-        fingerprint: JSON.stringify([raw, description, normalized.schema])
+        fingerprint: JSON.stringify([raw, description, normalized.schema]),
+        warnings: normalized.warnings
       })
     }
     for (const utility of this.#utilities()) {
@@ -252,7 +269,8 @@ export class McpServerTools {
       description,
       parameters,
       handler,
-      fingerprint: JSON.stringify([tool, description, parameters])
+      fingerprint: JSON.stringify([tool, description, parameters]),
+      warnings: []
     }))
   }
 
