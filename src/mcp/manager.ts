@@ -39,6 +39,8 @@ export interface McpManagerOptions {
   tuning?: Partial<McpConnectionTuning>
   /** Debounce of list_changed refreshes; default 250 ms. */
   debounceMs?: number
+  /** Least time between two list_changed refreshes of one server; default 1000 ms. */
+  refreshIntervalMs?: number
 }
 
 interface Managed {
@@ -91,6 +93,7 @@ export class McpManager extends EventEmitter<{ state: [McpServerStatus] }> {
         filter: config.tools,
         timeoutMs: connection.callTimeoutMs,
         debounceMs: options.debounceMs,
+        refreshIntervalMs: options.refreshIntervalMs,
         clock
       })
       connection.on('state', () => this.emit('state', this.#status(server, { connection, tools })))
