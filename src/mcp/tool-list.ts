@@ -1,9 +1,10 @@
 // tools/list, read so that one bad tool costs only itself. The SDK's listTools() checks the whole
 // answer against its own schema and rejects all of it when a single tool has an empty, missing or
-// null inputSchema: the server then kept no tool and reconnected forever. Here every page is
-// accepted as it comes, and each entry is judged on its own: what is not a named tool is left out
-// with a reason; the schema of a named one is repaired later by the normaliser (schema.ts).
-import type { Client, RequestOptions, StandardSchemaV1, Tool } from '@modelcontextprotocol/client'
+// null inputSchema: the server then kept no tool and reconnected forever. When it does, the list is
+// read again with every page accepted as it comes, and each entry is judged on its own: what is
+// not a named tool is left out with a reason; the schema of a named one is repaired later by the
+// normaliser (schema.ts).
+import { SdkError, SdkErrorCode, type Client, type RequestOptions, type StandardSchemaV1, type Tool } from '@modelcontextprotocol/client'
 import { isRecord } from '../objects.ts'
 
 /** A tool the server listed that is not served, and why (operators see it in /tools). */
@@ -27,6 +28,9 @@ const ANY_PAGE: StandardSchemaV1<unknown, Record<string, unknown>> = {
   }
 }
 
+// Clients whose server listed something the SDK refused: read leniently from then on, not twice per refresh.
+const lenientClients = new WeakSet<Client>()
+
 // The SDK's own cap against a server whose pagination never ends.
 const MAX_PAGES = 64
 
@@ -38,8 +42,26 @@ function judge (entry: unknown, position: number): Tool | LeftOutTool {
   return entry as unknown as Tool
 }
 
-/** Every page of tools/list, each entry judged on its own. */
+/**
+ * Every page of tools/list. The SDK's own walk first: for a server whose list is valid it keeps
+ * everything the SDK does with it (its response cache, which tools/call reads). A list it refuses
+ * is read again leniently, and so is every later list of that client.
+ */
 export async function listAllTools (client: Client, request: RequestOptions): Promise<ListedTools> {
+  if (!lenientClients.has(client)) {
+    try {
+      const { tools } = await client.listTools(undefined, request)
+      return { tools, leftOut: [] }
+    } catch (err) {
+      if (!(err instanceof SdkError && err.code === SdkErrorCode.InvalidResult)) throw err
+      lenientClients.add(client)
+    }
+  }
+  return listLeniently(client, request)
+}
+
+/** Every page of tools/list, each entry judged on its own. */
+async function listLeniently (client: Client, request: RequestOptions): Promise<ListedTools> {
   const listed: ListedTools = { tools: [], leftOut: [] }
   let cursor: string | undefined
   let previous: string | undefined

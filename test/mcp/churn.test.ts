@@ -15,7 +15,7 @@ const DEBOUNCE_MS = 50
 const INTERVAL_MS = 1000
 
 function manyTools (changed?: number): unknown[] {
-  const tools: unknown[] = [{ name: 'notify' }, { name: 'stats' }]
+  const tools: unknown[] = [{ name: 'notify', inputSchema: { type: 'object' } }, { name: 'stats', inputSchema: { type: 'object' } }]
   for (let i = 0; i < COUNT; i++) {
     tools.push({
       name: `t${i}`,
