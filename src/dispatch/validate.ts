@@ -1,21 +1,29 @@
 // Validates arguments against a tool's parameters with Ajv. Each schema object is compiled once and
 // the compiled function cached beside it (a WeakMap, so a deregistered tool's validator goes too).
 // Trusted schemas (built-in tools, plugins) report every failing path; untrusted MCP schemas are
-// compiled without allErrors, as Ajv advises for schemas you do not control.
+// compiled without allErrors, as Ajv advises for schemas you do not control, and their patterns run
+// on a linear-time engine (linear-regexp.ts) so that no pattern can freeze the gateway.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import type { JsonSchema } from '../registry/types.ts'
 import { clipText } from './error-text.ts'
+import { linearRegExp } from './linear-regexp.ts'
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
 
 type Dialect = 'draft-07' | '2020-12'
 
-function createAjv (dialect: Dialect, allErrors: boolean): Ajv {
+function createAjv (dialect: Dialect, trusted: boolean): Ajv {
   // strict: false because real-world schemas carry keywords Ajv does not know (examples, x-*);
   // addUsedSchema: false so two tools whose schemas share an $id do not collide.
-  const options = { allErrors, strict: false, addUsedSchema: false, validateFormats: true }
+  const options = {
+    allErrors: trusted,
+    strict: false,
+    addUsedSchema: false,
+    validateFormats: true,
+    ...(trusted ? {} : { code: { regExp: linearRegExp } })
+  }
   const ajv = dialect === '2020-12' ? new Ajv2020(options) : new Ajv(options)
   addFormats(ajv)
   return ajv

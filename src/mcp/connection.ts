@@ -11,11 +11,12 @@ import type { McpServerConfig } from '../config/schema.ts'
 import { McpUnavailableError } from '../errors.ts'
 import { MAX_TIMER_MS } from '../timers.ts'
 import { REAL_CLOCK, type McpClock } from './clock.ts'
-import { listAllTools, McpLink } from './link.ts'
+import { McpLink } from './link.ts'
 import { ReconnectPolicy } from './reconnect-policy.ts'
 import { requestFailure } from './request-errors.ts'
 import { mapCallResult, type MappedResult } from './result.ts'
 import { StderrLog } from './stdio-child.ts'
+import { listAllTools, type LeftOutTool } from './tool-list.ts'
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TUNING, type McpConnectionTuning } from './tuning.ts'
 
 export type McpConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'circuit_open' | 'disabled' | 'closed'
@@ -48,6 +49,7 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
   #lastError: string | undefined
   #since = Date.now()
   #tools: readonly Tool[] = []
+  #leftOut: readonly LeftOutTool[] = []
   #capabilities: ServerCapabilities = {}
   #link: McpLink | undefined
   #timer: unknown
@@ -93,6 +95,8 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
   get consecutiveFailures (): number { return this.#policy.failures }
   /** The tools the server listed last (raw MCP definitions). */
   get tools (): readonly Tool[] { return this.#tools }
+  /** Entries of that list that are not tools at all (no name, not an object), with the reason. */
+  get leftOut (): readonly LeftOutTool[] { return this.#leftOut }
   get capabilities (): ServerCapabilities { return this.#capabilities }
   /** The current child's pid (stdio only). */
   get pid (): number | undefined { return this.#link?.pid }
@@ -119,8 +123,9 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
 
   /** Every page of tools/list; also updates `tools`. */
   async listTools (options: CallOptions = {}): Promise<Tool[]> {
-    const tools = await this.#request('tools/list', listAllTools, options)
+    const { tools, leftOut } = await this.#request('tools/list', listAllTools, options)
     this.#tools = tools
+    this.#leftOut = leftOut
     return tools
   }
 
@@ -185,7 +190,8 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
     try {
       const { tools, capabilities } = await link.connect(this.connectTimeoutMs)
       if (this.#closed || this.#link !== link) throw new Error('closed while connecting')
-      this.#tools = tools
+      this.#tools = tools.tools
+      this.#leftOut = tools.leftOut
       this.#capabilities = capabilities
     } catch (err) {
       if (this.#link === link) this.#link = undefined

@@ -5,16 +5,18 @@ import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import type { Readable } from 'node:stream'
 import {
-  Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport,
-  type RequestOptions, type ServerCapabilities, type Tool
+  Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, STDIO_DEFAULT_MAX_BUFFER_SIZE, StreamableHTTPClientTransport,
+  type ServerCapabilities
 } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { Logger } from 'pino'
 import type { McpServerConfig } from '../config/schema.ts'
 import { isRecord, messageOf } from '../objects.ts'
 import { withTimeout } from '../timers.ts'
+import { useBoundedReader } from './bounded-read-buffer.ts'
 import type { McpClock } from './clock.ts'
 import { childEnvironment, childOf, isRunning, type StderrLog } from './stdio-child.ts'
+import { listAllTools, type ListedTools } from './tool-list.ts'
 import type { McpConnectionTuning } from './tuning.ts'
 
 export interface McpLinkOptions {
@@ -33,7 +35,7 @@ export interface McpLinkOptions {
 /** What the server told us on connecting. */
 export interface LinkHandshake {
   capabilities: ServerCapabilities
-  tools: Tool[]
+  tools: ListedTools
 }
 
 const LOST_SDK_CODES: ReadonlySet<string> = new Set([SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed])
@@ -54,13 +56,6 @@ function hasErrorCode (value: unknown): boolean {
 
 export function isTimeout (err: unknown): boolean {
   return err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout
-}
-
-/** Every page of tools/list. */
-export async function listAllTools (client: Client, request: RequestOptions): Promise<Tool[]> {
-  // Without a cursor the SDK walks every page (capped at 64 pages against a server that never converges).
-  const { tools } = await client.listTools(undefined, request)
-  return Array.isArray(tools) ? tools : []
 }
 
 /** Resolves true if `promise` settles within `ms` (real time: children die in real time). */
@@ -121,6 +116,12 @@ export class McpLink {
     transport.onerror = (err) => this.#logger.debug({ err: messageOf(err) }, 'MCP transport error')
     client.onerror = (err) => this.#logger.debug({ err: messageOf(err) }, 'MCP client error')
     client.setNotificationHandler('notifications/tools/list_changed', () => options.onToolsChanged())
+    if (transport instanceof StdioClientTransport) {
+      // One answer over the cap fails its own request instead of closing the transport.
+      useBoundedReader(transport, STDIO_DEFAULT_MAX_BUFFER_SIZE, (message) => {
+        this.#logger.warn({ ...message }, 'MCP server answer over the size cap refused')
+      })
+    }
     if (transport instanceof StdioClientTransport && transport.stderr) {
       this.#stderr = options.stderrLog
       this.#stderr.lastLine = undefined
@@ -138,7 +139,7 @@ export class McpLink {
       this.#child = childOf(this.transport)
       this.#pid = this.#child?.pid
       const capabilities = this.client.getServerCapabilities() ?? {}
-      const tools = capabilities.tools ? await listAllTools(this.client, { timeout: timeoutMs }) : []
+      const tools = capabilities.tools ? await listAllTools(this.client, { timeout: timeoutMs }) : { tools: [], leftOut: [] }
       return { capabilities, tools }
     } catch (err) {
       // Read while the transport still holds it: the SDK forgets the process on close.

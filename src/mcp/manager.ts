@@ -20,6 +20,10 @@ export interface McpServerStatus {
   transport: McpTransportKind
   /** Tools registered for it right now (utility tools included). */
   tools: number
+  /** Tools it lists that are not served (unrepairable schema, name clash...), with the reason. */
+  toolsLeftOut: Array<{ tool: string, reason: string }>
+  /** Checks left out of the schemas of its served tools (patterns the linear-time engine cannot run). */
+  schemaWarnings: Array<{ tool: string, warning: string }>
   lastError: string | null
   /** When it entered this state (ISO 8601). */
   since: string
@@ -35,6 +39,8 @@ export interface McpManagerOptions {
   tuning?: Partial<McpConnectionTuning>
   /** Debounce of list_changed refreshes; default 250 ms. */
   debounceMs?: number
+  /** Least time between two list_changed refreshes of one server; default 1000 ms. */
+  refreshIntervalMs?: number
 }
 
 interface Managed {
@@ -87,6 +93,7 @@ export class McpManager extends EventEmitter<{ state: [McpServerStatus] }> {
         filter: config.tools,
         timeoutMs: connection.callTimeoutMs,
         debounceMs: options.debounceMs,
+        refreshIntervalMs: options.refreshIntervalMs,
         clock
       })
       connection.on('state', () => this.emit('state', this.#status(server, { connection, tools })))
@@ -139,6 +146,8 @@ export class McpManager extends EventEmitter<{ state: [McpServerStatus] }> {
       state: connection.state,
       transport: connection.transportKind,
       tools: tools.count,
+      toolsLeftOut: tools.leftOut.map(({ tool, reason }) => ({ tool, reason })),
+      schemaWarnings: tools.schemaWarnings.map(({ tool, warning }) => ({ tool, warning })),
       lastError: connection.lastError ?? null,
       since: new Date(connection.since).toISOString()
     }

@@ -1,5 +1,6 @@
 // How the MCP schema normaliser copies each keyword of a schema object: a table of small rules,
 // tried in order, the first that names the keyword applies; anything no rule names is plain data.
+import { linearPatternProblem } from '../dispatch/linear-regexp.ts'
 import { isRecord } from '../objects.ts'
 import type { Normalizer } from './schema-normalizer.ts'
 import { rewriteDefinitionsPointer } from './schema-pointers.ts'
@@ -121,14 +122,18 @@ const keepRequiredNames: KeywordRule = (normalizer, { value, out }) => {
   for (const name of names) normalizer.count(name)
 }
 
-// A pattern the validator cannot compile would fail every call of the tool.
+// A pattern the validator cannot compile would fail every call of the tool. One that only the
+// linear-time engine cannot run (lookaround, backreferences: zod's email pattern has lookaheads) is
+// dropped with a warning: the tool stays usable, and the server still checks its own inputs.
 const keepCompilingPattern: KeywordRule = (normalizer, { value, at, out }) => {
-  if (typeof value === 'string' && compiles(value)) {
-    normalizer.count(value)
-    out.pattern = value
-  } else {
+  if (typeof value !== 'string' || !compiles(value)) {
     normalizer.notes.push(`${at}: not a valid regular expression; removed`)
+    return
   }
+  normalizer.count(value)
+  const problem = linearPatternProblem(value)
+  if (problem === undefined) out.pattern = value
+  else normalizer.warnings.push(`${at}: ${JSON.stringify(value).slice(0, 200)} dropped: the linear-time engine cannot run it (${problem}); the server still checks it`)
 }
 
 // Everything else (enum, const, default, annotations, unknown keywords) is data: copied as is, within budget.

@@ -1,5 +1,6 @@
 // The bounded copy behind the MCP schema normaliser: budgets on depth, nodes and characters, data
 // copied as plain JSON, schema objects copied keyword by keyword (schema-keywords.ts) and tidied.
+import { linearPatternProblem } from '../dispatch/linear-regexp.ts'
 import { isRecord } from '../objects.ts'
 import type { SchemaLimits } from './schema.ts'
 import { compiles, ruleFor } from './schema-keywords.ts'
@@ -10,6 +11,8 @@ export class Refused extends Error {}
 
 export class Normalizer {
   readonly notes: string[] = []
+  /** Checks the copy leaves out although the schema is valid (patterns RE2 cannot run): operators hear of them. */
+  readonly warnings: string[] = []
   /** Objects holding a local `$ref`, checked once the whole copy exists. */
   readonly refHolders: Array<Record<string, unknown>> = []
   readonly anchors = new Set<string>()
@@ -100,6 +103,9 @@ export class Normalizer {
         this.notes.push(`${path}/${name}: not a valid regular expression; removed`)
         continue
       }
+      // Dropping it would change which properties the tool accepts (additionalProperties then applies to them).
+      const problem = patterns ? linearPatternProblem(name) : undefined
+      if (problem !== undefined) throw new Refused(`${path}/${name}: the linear-time engine cannot run this pattern (${problem})`)
       out[name] = this.schema(item, depth + 1, `${path}/${name}`)
     }
     return out

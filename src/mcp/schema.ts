@@ -20,7 +20,7 @@ export interface SchemaLimits {
 export const DEFAULT_SCHEMA_LIMITS: Readonly<SchemaLimits> = Object.freeze({ maxDepth: 64, maxNodes: 20_000, maxChars: 1_000_000 })
 
 export type SchemaNormalization =
-  | { ok: true, schema: JsonSchema, notes: string[] }
+  | { ok: true, schema: JsonSchema, notes: string[], warnings: string[] }
   | { ok: false, reason: string }
 
 /** Forces the top level to an object schema and lifts a bare top-level `$ref` (OpenAI does not follow it). */
@@ -67,13 +67,13 @@ function dropUnresolvableRefs (root: Record<string, unknown>, normalizer: Normal
  */
 export function normalizeInputSchema (input: unknown, limits: Partial<SchemaLimits> = {}): SchemaNormalization {
   if (!isRecord(input)) {
-    return { ok: true, schema: { type: 'object', properties: {} }, notes: input === undefined ? [] : ['/: not an object schema; replaced by an empty one'] }
+    return { ok: true, schema: { type: 'object', properties: {} }, notes: input === undefined ? [] : ['/: not an object schema; replaced by an empty one'], warnings: [] }
   }
   const normalizer = new Normalizer({ ...DEFAULT_SCHEMA_LIMITS, ...limits })
   try {
     const root = tidyRoot(normalizer.schema(input, 0, '') as Record<string, unknown>, normalizer.notes)
     dropUnresolvableRefs(root, normalizer)
-    return { ok: true, schema: root, notes: normalizer.notes }
+    return { ok: true, schema: root, notes: normalizer.notes, warnings: normalizer.warnings }
   } catch (err) {
     // Refused (over a budget, saying which), a RangeError from an absurdly deep structure, or
     // anything else unexpected: refuse with the reason, never throw.

@@ -1,15 +1,18 @@
 // Mirrors one MCP server's tools into the registry: names, filters, normalised schemas, one shared
 // availability probe that reads the connection state, utility tools for resources and prompts, and
-// a debounced diff refresh on notifications/tools/list_changed (add, replace changed, remove gone).
+// a coalesced diff refresh on notifications/tools/list_changed (add, replace changed, remove gone).
 import type { Tool } from '@modelcontextprotocol/client'
 import type { Logger } from 'pino'
 import { messageOf } from '../objects.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
 import type { CheckFn, JsonSchema, ToolHandler } from '../registry/types.ts'
 import { REAL_CLOCK, type McpClock } from './clock.ts'
+import { describeTool } from './describe-tool.ts'
+import { RefreshScheduler } from './refresh-scheduler.ts'
 import type { McpConnection } from './connection.ts'
 import { assignToolNames, mcpToolName, mcpToolsetName } from './naming.ts'
-import { normalizeInputSchema } from './schema.ts'
+import { normalizeInputSchema, type SchemaNormalization } from './schema.ts'
+import type { LeftOutTool } from './tool-list.ts'
 import { utilityTools } from './utility-tools.ts'
 
 export interface ToolFilter {
@@ -28,6 +31,8 @@ export interface McpServerToolsOptions {
   timeoutMs?: number
   /** Quiet period after a list_changed before the list is fetched again. */
   debounceMs?: number
+  /** Least time between the starts of two refreshes, however often list_changed comes. */
+  refreshIntervalMs?: number
   clock?: McpClock
 }
 
@@ -35,7 +40,7 @@ export interface SyncReport {
   added: string[]
   updated: string[]
   removed: string[]
-  skipped: Array<{ tool: string, reason: string }>
+  skipped: LeftOutTool[]
 }
 
 interface Desired {
@@ -46,16 +51,14 @@ interface Desired {
   parameters: JsonSchema
   handler: ToolHandler
   fingerprint: string
+  /** Checks of its schema that were dropped (see schema-keywords.ts), for operators. */
+  warnings: readonly string[]
 }
 
-const MAX_DESCRIPTION_CHARS = 8_000
-
-function describeTool (server: string, tool: Tool): string {
-  const title = typeof tool.title === 'string' ? tool.title : typeof tool.annotations?.title === 'string' ? tool.annotations.title : ''
-  const description = typeof tool.description === 'string' ? tool.description.trim() : ''
-  let text = title && !description.startsWith(title) ? (description ? `${title}: ${description}` : title) : description
-  if (text === '') text = `Tool "${tool.name}" of MCP server "${server}".`
-  return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS)}…` : text
+/** A check left out of a served tool's schema, as /tools shows it. */
+export interface SchemaWarning {
+  tool: string
+  warning: string
 }
 
 export class McpServerTools {
@@ -66,17 +69,19 @@ export class McpServerTools {
   readonly #logger: Logger
   readonly #filter: ToolFilter
   readonly #timeoutMs: number | undefined
-  readonly #debounceMs: number
-  readonly #clock: McpClock
   /** registry name → fingerprint of what we registered under it. */
   readonly #registered = new Map<string, string>()
   readonly #check: CheckFn
-  #debounce: unknown
+  readonly #scheduler: RefreshScheduler
+  /** Normalised schemas by their raw JSON: a refresh re-checks only the schemas that changed. */
+  #normalized = new Map<string, SchemaNormalization>()
   #chain: Promise<unknown> = Promise.resolve()
   #aliasRefused = false
   #disposed = false
-  readonly #onConnected = (): void => { this.apply(this.#connection.tools) }
-  readonly #onToolsChanged = (): void => this.#scheduleRefresh()
+  #leftOut: readonly LeftOutTool[] = []
+  #warnings: readonly SchemaWarning[] = []
+  readonly #onConnected = (): void => { this.apply(this.#connection.tools, this.#connection.leftOut) }
+  readonly #onToolsChanged = (): void => this.#scheduler.request()
 
   constructor (options: McpServerToolsOptions) {
     this.server = options.server
@@ -86,8 +91,12 @@ export class McpServerTools {
     this.#logger = options.logger
     this.#filter = options.filter ?? {}
     this.#timeoutMs = options.timeoutMs
-    this.#debounceMs = options.debounceMs ?? 250
-    this.#clock = options.clock ?? REAL_CLOCK
+    this.#scheduler = new RefreshScheduler({
+      clock: options.clock ?? REAL_CLOCK,
+      debounceMs: options.debounceMs ?? 250,
+      minIntervalMs: options.refreshIntervalMs ?? 1000,
+      run: () => this.refresh()
+    })
     const connection = this.#connection
     // One probe for every tool of the server: the checker runs it once per pass, and it only reads state.
     this.#check = Object.defineProperty(
@@ -107,12 +116,23 @@ export class McpServerTools {
     return this.#registered.size
   }
 
+  /** The server's tools that the last synchronisation could not serve, each with its reason. */
+  get leftOut (): readonly LeftOutTool[] {
+    return this.#leftOut
+  }
+
+  /** Checks left out of the schemas of served tools (patterns the linear-time engine cannot run). */
+  get schemaWarnings (): readonly SchemaWarning[] {
+    return this.#warnings
+  }
+
   /** Fetches the list again and applies the difference; serialised, never rejects. */
   refresh (): Promise<SyncReport | undefined> {
     const run = this.#chain.then(async () => {
       if (this.#disposed || this.#connection.state !== 'connected') return undefined
       try {
-        return this.apply(await this.#connection.listTools())
+        const tools = await this.#connection.listTools()
+        return this.apply(tools, this.#connection.leftOut)
       } catch (err) {
         this.#logger.warn({ err: messageOf(err) }, 'MCP tool list refresh failed')
         return undefined
@@ -122,9 +142,12 @@ export class McpServerTools {
     return run
   }
 
-  /** Makes the registry hold exactly `tools` (filtered, named, normalised) plus the utility tools. */
-  apply (tools: readonly Tool[]): SyncReport {
-    const report: SyncReport = { added: [], updated: [], removed: [], skipped: [] }
+  /**
+   * Makes the registry hold exactly `tools` (filtered, named, normalised) plus the utility tools.
+   * `leftOut`: entries of the list already refused (not tools at all), reported with the others.
+   */
+  apply (tools: readonly Tool[], leftOut: readonly LeftOutTool[] = []): SyncReport {
+    const report: SyncReport = { added: [], updated: [], removed: [], skipped: [...leftOut] }
     if (this.#disposed) return report
     const desired = this.#desired(tools, report)
     const snapshot = this.#registry.snapshot()
@@ -138,6 +161,7 @@ export class McpServerTools {
     for (const tool of desired.values()) {
       const known = this.#registered.get(tool.name)
       if (known === tool.fingerprint) continue
+      if (tool.warnings.length > 0) this.#logger.warn({ tool: tool.raw, warnings: tool.warnings }, 'MCP tool schema check dropped')
       try {
         this.#registry.register({
           name: tool.name,
@@ -159,6 +183,8 @@ export class McpServerTools {
       }
     }
     this.#ensureAlias()
+    this.#leftOut = report.skipped
+    this.#warnings = [...desired.values()].flatMap((tool) => tool.warnings.map((warning) => ({ tool: tool.raw, warning })))
     if (report.added.length + report.updated.length + report.removed.length > 0) {
       this.#logger.info({ added: report.added, updated: report.updated, removed: report.removed }, 'MCP tools synchronised')
     }
@@ -168,7 +194,7 @@ export class McpServerTools {
   /** Stops listening and removes this server's tools from the registry. */
   dispose (): void {
     this.#disposed = true
-    this.#clock.clearTimeout(this.#debounce)
+    this.#scheduler.dispose()
     this.#connection.off('connected', this.#onConnected)
     this.#connection.off('tools_changed', this.#onToolsChanged)
     const snapshot = this.#registry.snapshot()
@@ -179,10 +205,17 @@ export class McpServerTools {
     this.#registered.clear()
   }
 
-  #scheduleRefresh (): void {
-    this.#clock.clearTimeout(this.#debounce)
-    // A burst of list_changed notifications (a server adding ten tools) costs one tools/list.
-    this.#debounce = this.#clock.setTimeout(() => { this.refresh() }, this.#debounceMs)
+  /** The tool's schema normalised, or the copy made for the same raw schema before (logged only when new). */
+  #normalize (tool: Tool, now: Map<string, SchemaNormalization>): { key: string, normalized: SchemaNormalization } {
+    const key = JSON.stringify(tool.inputSchema) ?? 'undefined'
+    let normalized = now.get(key) ?? this.#normalized.get(key)
+    if (normalized === undefined) {
+      normalized = normalizeInputSchema(tool.inputSchema)
+      if (!normalized.ok) this.#logger.warn({ tool: tool.name, reason: normalized.reason }, 'MCP tool skipped')
+      else if (normalized.notes.length > 0) this.#logger.debug({ tool: tool.name, notes: normalized.notes.slice(0, 20) }, 'MCP tool schema normalised')
+    }
+    now.set(key, normalized)
+    return { key, normalized }
   }
 
   #keep (raw: string): boolean {
@@ -201,17 +234,16 @@ export class McpServerTools {
       for (const raw of collision.raw) report.skipped.push({ tool: raw, reason })
     }
     const seen = new Set<string>()
+    const normalizedNow = new Map<string, SchemaNormalization>()
     for (const tool of kept) {
       const name = names.get(tool.name)
       if (name === undefined || seen.has(tool.name)) continue
       seen.add(tool.name)
-      const normalized = normalizeInputSchema(tool.inputSchema)
+      const { key, normalized } = this.#normalize(tool, normalizedNow)
       if (!normalized.ok) {
-        this.#logger.warn({ tool: tool.name, reason: normalized.reason }, 'MCP tool skipped')
         report.skipped.push({ tool: tool.name, reason: normalized.reason })
         continue
       }
-      if (normalized.notes.length > 0) this.#logger.debug({ tool: tool.name, notes: normalized.notes.slice(0, 20) }, 'MCP tool schema normalised')
       const raw = tool.name
       const description = describeTool(this.server, tool)
       desired.set(name, {
@@ -220,9 +252,12 @@ export class McpServerTools {
         description,
         parameters: normalized.schema,
         handler: async (args, ctx) => (await this.#connection.callTool(raw, args, { signal: ctx.signal })).content,
-        fingerprint: JSON.stringify([raw, description, normalized.schema])
+        // The raw schema stands for its normalised copy: the same input always normalises alike.
+        fingerprint: JSON.stringify([raw, description, key]),
+        warnings: normalized.warnings
       })
     }
+    this.#normalized = normalizedNow
     for (const utility of this.#utilities()) {
       if (desired.has(utility.name)) {
         this.#logger.warn({ tool: utility.name }, 'MCP utility tool skipped: the server has a tool of that name')
@@ -240,7 +275,8 @@ export class McpServerTools {
       description,
       parameters,
       handler,
-      fingerprint: JSON.stringify([tool, description, parameters])
+      fingerprint: JSON.stringify([tool, description, parameters]),
+      warnings: []
     }))
   }
 

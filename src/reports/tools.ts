@@ -29,6 +29,14 @@ export const McpServerState = Type.Object({
   state: Type.Enum(['connecting', 'connected', 'reconnecting', 'circuit_open', 'disabled', 'closed'], { description: 'Connection state.' }),
   transport: Type.Enum(['stdio', 'http'], { description: 'How the gateway reaches it.' }),
   tools: Type.Integer({ description: 'Tools it currently provides.' }),
+  toolsLeftOut: Type.Array(Type.Object({
+    tool: Type.String({ description: 'The MCP name of the tool, or #<position> in its tools/list when it has none.' }),
+    reason: Type.String({ description: 'Why it is not served.' })
+  }, { description: 'A tool the server lists that the gateway does not serve.' }), { description: 'Tools it lists that are not served, with the reason (e.g. an input schema that cannot be repaired).' }),
+  schemaWarnings: Type.Array(Type.Object({
+    tool: Type.String({ description: 'The MCP name of the tool.' }),
+    warning: Type.String({ description: 'The check left out, where, and why.' })
+  }, { description: 'A check of a served tool\'s schema that the gateway does not run.' }), { description: 'Checks left out of its tools\' schemas (a pattern the linear-time engine cannot run); the server still checks them.' }),
   lastError: Type.Union([Type.String(), Type.Null()], { description: 'The last failure, if any.' }),
   since: Type.String({ description: 'When it entered this state (ISO 8601).' })
 }, { description: 'One MCP server as an operator sees it.' })
