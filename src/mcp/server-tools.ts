@@ -4,8 +4,9 @@
 import type { Tool } from '@modelcontextprotocol/client'
 import type { Logger } from 'pino'
 import { messageOf } from '../objects.ts'
+import type { RegistryBatch } from '../registry/batch.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
-import type { CheckFn, JsonSchema, ToolHandler } from '../registry/types.ts'
+import type { CheckFn } from '../registry/types.ts'
 import { REAL_CLOCK, type McpClock } from './clock.ts'
 import { describeTool } from './describe-tool.ts'
 import { RefreshScheduler } from './refresh-scheduler.ts'
@@ -13,6 +14,7 @@ import type { McpConnection } from './connection.ts'
 import { assignToolNames, mcpToolName, mcpToolsetName } from './naming.ts'
 import { normalizeInputSchema, type SchemaNormalization } from './schema.ts'
 import type { LeftOutTool } from './tool-list.ts'
+import type { Desired, SchemaWarning, SyncReport } from './tool-sync.ts'
 import { utilityTools } from './utility-tools.ts'
 
 export interface ToolFilter {
@@ -34,31 +36,6 @@ export interface McpServerToolsOptions {
   /** Least time between the starts of two refreshes, however often list_changed comes. */
   refreshIntervalMs?: number
   clock?: McpClock
-}
-
-export interface SyncReport {
-  added: string[]
-  updated: string[]
-  removed: string[]
-  skipped: LeftOutTool[]
-}
-
-interface Desired {
-  name: string
-  /** The MCP tool name, or `#utility` for the resource and prompt helpers. */
-  raw: string
-  description: string
-  parameters: JsonSchema
-  handler: ToolHandler
-  fingerprint: string
-  /** Checks of its schema that were dropped (see schema-keywords.ts), for operators. */
-  warnings: readonly string[]
-}
-
-/** A check left out of a served tool's schema, as /tools shows it. */
-export interface SchemaWarning {
-  tool: string
-  warning: string
 }
 
 export class McpServerTools {
@@ -150,38 +127,11 @@ export class McpServerTools {
     const report: SyncReport = { added: [], updated: [], removed: [], skipped: [...leftOut] }
     if (this.#disposed) return report
     const desired = this.#desired(tools, report)
-    const snapshot = this.#registry.snapshot()
-    for (const name of [...this.#registered.keys()]) {
-      if (desired.has(name)) continue
-      this.#registered.delete(name)
-      const entry = snapshot.tools.get(name)
-      // Someone else may hold the name by now (a plugin allowed to override): never remove theirs.
-      if (entry?.origin.kind === 'mcp' && entry.origin.server === this.server && this.#registry.deregister(name)) report.removed.push(name)
-    }
-    for (const tool of desired.values()) {
-      const known = this.#registered.get(tool.name)
-      if (known === tool.fingerprint) continue
-      if (tool.warnings.length > 0) this.#logger.warn({ tool: tool.raw, warnings: tool.warnings }, 'MCP tool schema check dropped')
-      try {
-        this.#registry.register({
-          name: tool.name,
-          toolset: this.toolset,
-          schema: { description: tool.description, parameters: tool.parameters },
-          handler: tool.handler,
-          checkFn: this.#check,
-          timeoutMs: this.#timeoutMs,
-          origin: { kind: 'mcp', server: this.server }
-        })
-        this.#registered.set(tool.name, tool.fingerprint)
-        if (known === undefined) report.added.push(tool.name)
-        else report.updated.push(tool.name)
-      } catch (err) {
-        // A built-in, a plugin or another server has the name: that tool stays out, the others go on.
-        const reason = messageOf(err)
-        this.#logger.error({ tool: tool.name, raw: tool.raw, err: reason }, 'MCP tool not registered')
-        report.skipped.push({ tool: tool.raw, reason })
-      }
-    }
+    // One registry change for the whole list: a server of thousands of tools is one snapshot copy.
+    this.#registry.update((batch) => {
+      this.#removeUndesired(batch, desired, report)
+      for (const tool of desired.values()) this.#registerChanged(batch, tool, report)
+    })
     this.#ensureAlias()
     this.#leftOut = report.skipped
     this.#warnings = [...desired.values()].flatMap((tool) => tool.warnings.map((warning) => ({ tool: tool.raw, warning })))
@@ -197,12 +147,45 @@ export class McpServerTools {
     this.#scheduler.dispose()
     this.#connection.off('connected', this.#onConnected)
     this.#connection.off('tools_changed', this.#onToolsChanged)
+    this.#registry.update((batch) => this.#removeUndesired(batch, new Map(), { removed: [] }))
+  }
+
+  /** Removes the tools of this server that are no longer wanted. */
+  #removeUndesired (batch: RegistryBatch, desired: ReadonlyMap<string, unknown>, report: Pick<SyncReport, 'removed'>): void {
     const snapshot = this.#registry.snapshot()
-    for (const name of this.#registered.keys()) {
+    for (const name of [...this.#registered.keys()]) {
+      if (desired.has(name)) continue
+      this.#registered.delete(name)
       const entry = snapshot.tools.get(name)
-      if (entry?.origin.kind === 'mcp' && entry.origin.server === this.server) this.#registry.deregister(name)
+      // Someone else may hold the name by now (a plugin allowed to override): never remove theirs.
+      if (entry?.origin.kind === 'mcp' && entry.origin.server === this.server && batch.deregister(name)) report.removed.push(name)
     }
-    this.#registered.clear()
+  }
+
+  /** Registers a tool that is new or changed since the last list; an unchanged one is left as it is. */
+  #registerChanged (batch: RegistryBatch, tool: Desired, report: SyncReport): void {
+    const known = this.#registered.get(tool.name)
+    if (known === tool.fingerprint) return
+    if (tool.warnings.length > 0) this.#logger.warn({ tool: tool.raw, warnings: tool.warnings }, 'MCP tool schema check dropped')
+    try {
+      batch.register({
+        name: tool.name,
+        toolset: this.toolset,
+        schema: { description: tool.description, parameters: tool.parameters },
+        handler: tool.handler,
+        checkFn: this.#check,
+        timeoutMs: this.#timeoutMs,
+        origin: { kind: 'mcp', server: this.server }
+      })
+      this.#registered.set(tool.name, tool.fingerprint)
+      if (known === undefined) report.added.push(tool.name)
+      else report.updated.push(tool.name)
+    } catch (err) {
+      // A built-in, a plugin or another server has the name: that tool stays out, the others go on.
+      const reason = messageOf(err)
+      this.#logger.error({ tool: tool.name, raw: tool.raw, err: reason }, 'MCP tool not registered')
+      report.skipped.push({ tool: tool.raw, reason })
+    }
   }
 
   /** The tool's schema normalised, or the copy made for the same raw schema before (logged only when new). */

@@ -33,10 +33,15 @@ test('a burst of list_changed on a server of 3000 tools: few fetches, only the c
     await h.manager.stop()
     await rm(scripted.dir, { recursive: true, force: true })
   })
+  const connectChanges: RegistryChange[] = []
+  h.registry.on('change', (change) => connectChanges.push(change))
   h.manager.start()
   await h.manager.ready()
   await waitForState(h.manager.connection('big')!, 'connected', 60_000)
   assert.equal(h.manager.states()[0].tools, COUNT + 2)
+  // One registry change for the whole list (each change copies the registry: one per tool was
+  // quadratic, about a second of blocked event loop for this server).
+  assert.deepEqual(connectChanges.map((c) => c.type === 'batch' ? c.registered.length : c.type), [COUNT + 2, 'alias'])
   const listCalls = async (): Promise<number> => (JSON.parse((await h.call('mcp__big__stats', {})).content) as { listCalls: number }).listCalls
   const fetchesBefore = await listCalls()
   const unchanged = h.registry.getEntry('mcp__big__t1')
@@ -62,6 +67,6 @@ test('a burst of list_changed on a server of 3000 tools: few fetches, only the c
   const fetches = (await listCalls()) - fetchesBefore
   const bound = Math.ceil(elapsed / INTERVAL_MS) + 2
   assert.ok(fetches >= 1 && fetches <= bound, `${bursts * 20} notifications in ${elapsed} ms cost ${fetches} tools/list fetches (bound ${bound})`)
-  assert.deepEqual(changes.map((c) => c.type === 'register' ? c.name : c.type), ['mcp__big__t7'], 'one registry change: the changed tool')
+  assert.deepEqual(changes.map((c) => c.type === 'batch' ? [c.registered, c.deregistered] : c.type), [[['mcp__big__t7'], []]], 'one registry change: the changed tool')
   assert.equal(h.registry.getEntry('mcp__big__t1'), unchanged, 'an unchanged tool keeps its entry')
 })

@@ -43,6 +43,11 @@ async function setup (t: TestContext, config: Partial<McpServerConfig> = {}, tun
   return { server, h }
 }
 
+/** A server's refresh is one batch change: the names it registered and removed. */
+function registered (change: RegistryChange, name: string): boolean {
+  return change.type === 'batch' && change.registered.includes(name)
+}
+
 function registryChange (h: McpHarness, predicate: (change: RegistryChange) => boolean): Promise<RegistryChange> {
   return new Promise((resolve) => {
     const listener = (change: RegistryChange): void => {
@@ -96,7 +101,7 @@ test('list_changed: tools added, updated and removed at runtime; the generation 
   const first = await definitions.build(toolNames(h.registry))
   const generation = h.registry.generation
 
-  const added = registryChange(h, (c) => c.type === 'register' && c.name === 'mcp__remote__multiply')
+  const added = registryChange(h, (c) => registered(c, 'mcp__remote__multiply'))
   server.addTool('multiply', { description: 'Multiplies', inputSchema: NUMBERS, run: ({ a, b }) => ({ content: [{ type: 'text', text: String(Number(a) * Number(b)) }] }) })
   await added
   assert.ok(h.registry.generation > generation)
@@ -105,12 +110,12 @@ test('list_changed: tools added, updated and removed at runtime; the generation 
   assert.ok(second.tools.some((d) => d.function.name === 'mcp__remote__multiply'))
   assert.equal((await h.call('mcp__remote__multiply', { a: 6, b: 7 })).content, '42')
 
-  const updated = registryChange(h, (c) => c.type === 'register' && c.name === 'mcp__remote__multiply' && c.replaced)
+  const updated = registryChange(h, (c) => registered(c, 'mcp__remote__multiply'))
   server.updateTool('multiply', 'Multiplies two numbers, now documented')
   await updated
   assert.equal(h.registry.getEntry('mcp__remote__multiply')?.description, 'Multiplies two numbers, now documented')
 
-  const removed = registryChange(h, (c) => c.type === 'deregister' && c.name === 'mcp__remote__add')
+  const removed = registryChange(h, (c) => c.type === 'batch' && c.deregistered.includes('mcp__remote__add'))
   server.removeTool('add')
   await removed
   assert.equal(h.registry.getEntry('mcp__remote__add'), undefined)
@@ -122,7 +127,7 @@ test('list_changed: tools added, updated and removed at runtime; the generation 
 test('a burst of list_changed notifications costs one tools/list (debounced)', async (t) => {
   const { server, h } = await setup(t)
   const lists = server.count('tools/list')
-  const last = registryChange(h, (c) => c.type === 'register' && c.name === 'mcp__remote__t4')
+  const last = registryChange(h, (c) => registered(c, 'mcp__remote__t4'))
   for (let i = 0; i < 5; i++) server.addTool(`t${i}`, { run: () => ({ content: [{ type: 'text', text: String(i) }] }) })
   await last
   assert.deepEqual(toolNames(h.registry).filter((n) => /__t\d$/.test(n)), ['mcp__remote__t0', 'mcp__remote__t1', 'mcp__remote__t2', 'mcp__remote__t3', 'mcp__remote__t4'])

@@ -190,3 +190,54 @@ test('an entry takes the default emoji and result cap unless it sets its own; un
   assert.deepEqual([registry.getEntry('zeta')?.emoji, registry.getEntry('zeta')?.maxResultSizeChars], ['🌐', 500])
   assert.deepEqual([registry.getEntry('alpha')?.emoji, registry.getEntry('alpha')?.maxResultSizeChars], ['⚡', 100_000])
 })
+
+test('update applies many changes as one: one snapshot, one generation, one batch event', () => {
+  const registry = new ToolRegistry()
+  registry.register(fixtureTool('old', { toolset: 'gone' }))
+  registry.registerAlias('legacy', 'gone')
+  const changes: RegistryChange[] = []
+  registry.on('change', (change) => changes.push(change))
+  const generation = registry.generation
+  registry.update((batch) => {
+    for (let i = 0; i < 500; i++) batch.register(fixtureTool(`t${i}`, { toolset: 'many' }))
+    batch.deregister('old')
+    assert.equal(batch.deregister('never-there'), false)
+  })
+  assert.equal(registry.generation, generation + 1)
+  assert.equal(changes.length, 1)
+  const change = changes[0]
+  assert.equal(change.type, 'batch')
+  if (change.type !== 'batch') return
+  assert.equal(change.registered.length, 500)
+  assert.deepEqual(change.deregistered, ['old'])
+  assert.equal(toolNames(registry).length, 500)
+  assert.equal(registry.snapshot().aliases.has('legacy'), false, 'the emptied toolset takes its alias with it')
+})
+
+test('update: a refused registration throws inside the batch and the others still land; a throwing batch changes nothing', () => {
+  const registry = new ToolRegistry()
+  registry.register(fixtureTool('taken', { toolset: 'builtin-set' }))
+  const refused: string[] = []
+  registry.update((batch) => {
+    batch.register(fixtureTool('fine', { toolset: 'mcp-srv', origin: { kind: 'mcp', server: 'srv' } }))
+    try {
+      batch.register(fixtureTool('taken', { toolset: 'mcp-srv', origin: { kind: 'mcp', server: 'srv' } }))
+    } catch (err) {
+      refused.push((err as Error).message)
+    }
+  })
+  assert.deepEqual(toolNames(registry), ['fine', 'taken'])
+  assert.equal(registry.getEntry('taken')?.toolset, 'builtin-set')
+  assert.match(refused[0], /MCP tools never override/)
+
+  const generation = registry.generation
+  assert.throws(() => registry.update((batch) => {
+    batch.deregister('fine')
+    throw new Error('changed my mind')
+  }), /changed my mind/)
+  assert.equal(registry.generation, generation)
+  assert.deepEqual(toolNames(registry), ['fine', 'taken'])
+
+  registry.update(() => {})
+  assert.equal(registry.generation, generation, 'an empty batch is no change')
+})
