@@ -22,6 +22,7 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   MAX_RESULT_CHARS: ['dispatch.maxResultChars', 'integer'],
   GATEWAY_ALLOW_OPEN: ['auth.allowOpen', 'boolean'],
   GATEWAY_ENABLE_TERMINAL: ['terminal.enabled', 'boolean'],
+  TERMINAL_SANDBOX: ['terminal.sandbox', 'string'],
   WEB_ALLOW_HOSTS: ['web.allowHosts', 'list'],
   WEB_SEARCH_BACKEND: ['web.search.backend', 'string'],
   SEARXNG_URL: ['web.search.searxngUrl', 'string'],

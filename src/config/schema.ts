@@ -128,6 +128,10 @@ export const ConfigSchema = Type.Object({
     envAllowlist: Type.Array(Type.String({ minLength: 1 }), {
       default: ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'TZ', 'USER'],
       description: 'Environment variables passed to commands; nothing else leaks in.'
+    }),
+    sandbox: Type.Enum(['auto', 'bwrap', 'none'], {
+      default: 'auto',
+      description: 'Run commands in a bubblewrap sandbox: auto = when bwrap works, bwrap = required, none = never (TERMINAL_SANDBOX).'
     })
   }, { additionalProperties: false, default: {} })
 }, { additionalProperties: false })

@@ -14,6 +14,8 @@ export interface DispatchRequest {
   args: unknown
   callId?: string
   sessionId?: string
+  /** The caller's API key name, handed to the handler as ctx.principal. */
+  principal?: string
   /** Aborts the call when the caller goes away or the gateway shuts down. */
   signal?: AbortSignal
   /** The same as `signal`, cheaper on the HTTP hot path (see cancellation.ts); either or both may be set. */

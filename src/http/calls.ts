@@ -45,6 +45,7 @@ export default fp(async function calls (app) {
       args,
       callId,
       sessionId: headers['x-session-id'] as string | undefined,
+      principal: request.principal?.name,
       cancellation: cancellations.of(request.raw.socket),
       timeoutMs,
       maxResultChars,

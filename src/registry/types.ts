@@ -17,6 +17,12 @@ export interface ToolContext {
   logger: Logger
   callId: string
   sessionId?: string
+  /**
+   * Who is calling: the API key's name from config, or undefined when the gateway has no keys (or
+   * the call did not come over HTTP). Tools that keep state across calls use it to keep one key's
+   * state from another (the terminal's background processes).
+   */
+  principal?: string
   /** The validated gateway configuration (opaque to the registry). */
   config: unknown
 }

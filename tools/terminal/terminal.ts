@@ -1,13 +1,18 @@
 // The terminal toolset: `terminal` runs shell commands in the workspace, `process` manages the ones
 // started in the background. One module for both because they share the app's process table.
+// Commands run in a bubblewrap sandbox where one can be made (lib/sandbox.ts; README, "The terminal
+// and its sandbox"), else unconfined, which GET /tools says.
+import { randomUUID } from 'node:crypto'
 import { relative } from 'node:path'
 import { registry, toolResult, toolError } from '../../src/registry/index.ts'
 import type { CheckFn, ToolContext } from '../../src/registry/index.ts'
 import { configOf } from '../../src/config/of.ts'
 import type { GatewayConfig } from '../../src/config/schema.ts'
 import { commandEnvironment } from './lib/environment.ts'
-import { ProcessTable, type BackgroundProcess } from './lib/process-table.ts'
-import { spawnCommand, type SpawnedCommand } from './lib/spawn-command.ts'
+import { ProcessTable } from './lib/process-table.ts'
+import { describe, poll, unknownId } from './lib/process-views.ts'
+import { resolveConfinement, sandboxArgv } from './lib/sandbox.ts'
+import { spawnCommand, type SpawnedCommand, type SpawnOptions } from './lib/spawn-command.ts'
 import { resolveWorkdir, workspaceRealPath } from './lib/workdir.ts'
 import { messageOf } from '../../src/objects.ts'
 
@@ -21,14 +26,16 @@ const table = new ProcessTable({ maxRunning: MAX_RUNNING })
 
 const DISABLED_REASON = 'terminal tools are disabled: set GATEWAY_ENABLE_TERMINAL=true to enable them'
 
-const checkTerminal: CheckFn = (ctx) =>
-  configOf(ctx).terminal.enabled ? true : { available: false, reason: DISABLED_REASON }
-
-function iso (ms: number): string {
-  return new Date(ms).toISOString()
+// Available but unconfined is still available: the note tells operators (GET /tools) what it means.
+const checkTerminal: CheckFn = async (ctx) => {
+  const config = configOf(ctx)
+  if (!config.terminal.enabled) return { available: false, reason: DISABLED_REASON }
+  const confinement = await resolveConfinement(config.terminal.sandbox)
+  if (confinement.kind === 'unavailable') return { available: false, reason: confinement.reason }
+  return confinement.kind === 'none' ? { available: true, reason: confinement.note } : true
 }
 
-interface Prepared { config: GatewayConfig, root: string, cwd: string, env: Record<string, string> }
+interface Prepared { config: GatewayConfig, root: string, spawn: Omit<SpawnOptions, 'command'> }
 
 /** The checks shared by both modes; a string is the error to return. */
 async function prepare (args: Record<string, unknown>, ctx: ToolContext): Promise<Prepared | string> {
@@ -45,12 +52,22 @@ async function prepare (args: Record<string, unknown>, ctx: ToolContext): Promis
   const workdir = typeof args.workdir === 'string' ? args.workdir : undefined
   const resolved = await resolveWorkdir(root, workdir)
   if (!resolved.ok) return resolved.error
-  return { config, root, cwd: resolved.path, env: commandEnvironment(config.terminal.envAllowlist, process.env, root) }
+  const confinement = await resolveConfinement(config.terminal.sandbox)
+  if (confinement.kind === 'unavailable') return confinement.reason
+  const spawn = {
+    cwd: resolved.path,
+    env: commandEnvironment(config.terminal.envAllowlist, process.env, root),
+    maxOutputChars: config.terminal.maxOutputChars,
+    ...(confinement.kind === 'bwrap'
+      ? { sandbox: await sandboxArgv(confinement.bwrap, root, resolved.path) }
+      : { marker: `${process.pid}-${randomUUID()}` })
+  }
+  return { config, root, spawn }
 }
 
 async function start (command: string, prepared: Prepared): Promise<SpawnedCommand | string> {
   try {
-    return await spawnCommand({ command, cwd: prepared.cwd, env: prepared.env, maxOutputChars: prepared.config.terminal.maxOutputChars })
+    return await spawnCommand({ command, ...prepared.spawn })
   } catch (err) {
     return `the command could not be started: ${messageOf(err)}`
   }
@@ -93,7 +110,10 @@ async function runForeground (command: string, timeoutS: number, prepared: Prepa
     result.note = 'The command left processes running when it ended; they were stopped. ' +
       'Start servers and other long-running programs with background: true.'
   }
-  if (exit.pipesHeld) {
+  if (exit.escapedKilled > 0) {
+    result.warning = `${exit.escapedKilled} process(es) started by the command left its process group (setsid, daemon) and kept running; they were stopped. ` +
+      'Start long-running programs with background: true.'
+  } else if (exit.pipesHeld) {
     result.warning = 'A process started by the command left its process group (setsid, daemon) and kept its output open; ' +
       'it may still be running and cannot be stopped by this tool.'
   }
@@ -102,10 +122,10 @@ async function runForeground (command: string, timeoutS: number, prepared: Prepa
   return toolResult(result)
 }
 
-async function runBackground (command: string, prepared: Prepared): Promise<string> {
+async function runBackground (command: string, prepared: Prepared, owner: string | undefined): Promise<string> {
   const release = table.reserve()
   if (release === null) {
-    const running = table.list().filter((entry) => entry.status === 'running').map((entry) => entry.id)
+    const running = table.list(owner).filter((entry) => entry.status === 'running').map((entry) => entry.id)
     return toolError(`too many background processes: ${MAX_RUNNING} are running (${running.join(', ')}); ` +
       'stop one with process(action: "kill", id) first', { running })
   }
@@ -116,7 +136,7 @@ async function runBackground (command: string, prepared: Prepared): Promise<stri
     release()
   }
   if (typeof proc === 'string') return toolError(proc)
-  const entry = table.addBackground(proc, command, relative(prepared.root, prepared.cwd) || '.')
+  const entry = table.addBackground(proc, command, relative(prepared.root, prepared.spawn.cwd) || '.', owner)
   if (entry === null) return toolError('the gateway is shutting down; the command was stopped')
   return toolResult({
     id: entry.id,
@@ -138,6 +158,7 @@ registry.register({
     `Timeout: ${DEFAULT_TIMEOUT_S} s unless you give \`timeout\` (at most ${MAX_TIMEOUT_S} s); then the command and every process it started are killed and the result says timed_out.`,
     'Output is capped: the first 40 % and the last 60 % are kept, with a marker saying how many characters were cut.',
     'The environment is minimal (PATH, locale and a few more; HOME is the workspace), so no credentials of the gateway are available.',
+    'Commands usually run in a sandbox: no network access, the system read-only, only the workspace writable, /tmp private to each command.',
     'Processes a command leaves running are stopped when it ends: start servers, watchers and other long-running commands with background: true and manage them with the `process` tool.',
     'A non-zero exit_code is reported in the result, not as an error.'
   ].join(' '),
@@ -175,42 +196,11 @@ registry.register({
     const command = args.command as string
     const prepared = await prepare(args, ctx)
     if (typeof prepared === 'string') return toolError(prepared)
-    if (args.background === true) return await runBackground(command, prepared)
+    if (args.background === true) return await runBackground(command, prepared, ctx.principal)
     const timeoutS = typeof args.timeout === 'number' ? args.timeout : DEFAULT_TIMEOUT_S
     return await runForeground(command, timeoutS, prepared, ctx)
   }
 })
-
-function describe (entry: BackgroundProcess): Record<string, unknown> {
-  const view: Record<string, unknown> = {
-    id: entry.id,
-    command: entry.command.length > 200 ? `${entry.command.slice(0, 200)}…` : entry.command,
-    workdir: entry.workdir,
-    pid: entry.pid,
-    status: entry.status,
-    exit_code: entry.exitCode
-  }
-  if (entry.signal !== null) view.signal = entry.signal
-  view.started_at = iso(entry.startedAt)
-  view.duration_ms = (entry.endedAt ?? Date.now()) - entry.startedAt
-  view.output_chars = entry.proc.output.totalChars
-  return view
-}
-
-function unknownId (id: unknown): string {
-  const known = table.ids()
-  const list = known.length > 0 ? `known ids: ${known.join(', ')}` : 'no background process has been started'
-  return toolError(`unknown process id ${JSON.stringify(id)}; ${list}`, { known_ids: known })
-}
-
-function poll (entry: BackgroundProcess, since: unknown): string {
-  const from = typeof since === 'number' ? since : entry.cursor
-  const slice = entry.proc.output.read(from)
-  entry.cursor = slice.next
-  const result: Record<string, unknown> = { ...describe(entry), since: Math.min(from, slice.next), output: slice.text, next_since: slice.next }
-  if (slice.omitted > 0) result.omitted_chars = slice.omitted
-  return toolResult(result)
-}
 
 registry.register({
   name: 'process',
@@ -223,6 +213,7 @@ registry.register({
     'give `since` (a character offset, e.g. 0 for everything kept, or a previous next_since) to read from elsewhere.',
     'Output kept per process is capped like terminal output (first 40 %, last 60 %).',
     'action "kill": stop the process and every process it started; repeating it is harmless.',
+    'Only the processes started with your API key are listed and reachable.',
     'Background processes end when the gateway shuts down.'
   ].join(' '),
   schema: {
@@ -249,16 +240,17 @@ registry.register({
   handler: async (args, ctx) => {
     if (!configOf(ctx).terminal.enabled) return toolError(DISABLED_REASON)
     const action = args.action as 'list' | 'poll' | 'kill'
+    const owner = ctx.principal
     if (action === 'list') {
-      const processes = table.list().map(describe)
+      const processes = table.list(owner).map(describe)
       return toolResult({ processes, running: table.runningCount, max_running: MAX_RUNNING })
     }
     if (typeof args.id !== 'string' || args.id === '') {
-      const known = table.ids()
+      const known = table.ids(owner)
       return toolError(`action "${action}" needs an id; ${known.length > 0 ? `known ids: ${known.join(', ')}` : 'no background process has been started'}`, { known_ids: known })
     }
-    const entry = table.get(args.id)
-    if (entry === undefined) return unknownId(args.id)
+    const entry = table.get(args.id, owner)
+    if (entry === undefined) return unknownId(args.id, table.ids(owner))
     if (action === 'poll') return poll(entry, args.since)
     const wasRunning = entry.status === 'running'
     await table.kill(entry)

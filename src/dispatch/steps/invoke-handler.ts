@@ -68,6 +68,7 @@ function fromValue (entry: ToolEntry, value: unknown): StepResult {
 class HandlerRun implements ToolContext {
   readonly callId: string
   readonly sessionId: string | undefined
+  readonly principal: string | undefined
   readonly config: unknown
   readonly #call: CallState
   readonly #entry: ToolEntry
@@ -87,6 +88,7 @@ class HandlerRun implements ToolContext {
   constructor (call: CallState, entry: ToolEntry, timeoutMs: number, config: unknown, answer: Pending) {
     this.callId = call.callId
     this.sessionId = call.request.sessionId
+    this.principal = call.request.principal
     this.config = config
     this.#call = call
     this.#entry = entry

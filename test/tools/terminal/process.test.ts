@@ -9,7 +9,8 @@ import { liveGroupMembers, waitGroupGone } from '../../../tools/terminal/lib/pro
 import { createToolHarness, type ToolHarness } from '../../helpers/harness.ts'
 
 async function harness (t: { after: (fn: () => Promise<void>) => void }): Promise<ToolHarness> {
-  const h = await createToolHarness({ GATEWAY_ENABLE_TERMINAL: 'true' })
+  // Unconfined: these tests watch the process group on the host (sandbox.test.ts does the sandbox).
+  const h = await createToolHarness({ GATEWAY_ENABLE_TERMINAL: 'true', TERMINAL_SANDBOX: 'none' })
   t.after(() => h.close())
   return h
 }

@@ -19,7 +19,7 @@ test('a command that exits: code, interleaved output, nothing left over, finishe
   assert.equal(proc.finished, false)
   const exit = await proc.done
   assert.equal(proc.finished, true)
-  assert.deepEqual(exit, { exitCode: 3, signal: null, leftoversKilled: false, pipesHeld: false })
+  assert.deepEqual(exit, { exitCode: 3, signal: null, leftoversKilled: false, pipesHeld: false, escapedKilled: 0 })
   assert.equal(proc.output.toString(), 'out\nerr\n')
   await proc.kill() // a no-op once finished
 })
@@ -28,7 +28,7 @@ test('processes the shell leaves in its group are killed, and the exit says so',
   const proc = await spawnCommand(options('sleep 300 & echo started', { graceMs: 500 }))
   t.after(() => { try { process.kill(-proc.pid, 'SIGKILL') } catch {} })
   const exit = await proc.done
-  assert.deepEqual(exit, { exitCode: 0, signal: null, leftoversKilled: true, pipesHeld: false })
+  assert.deepEqual(exit, { exitCode: 0, signal: null, leftoversKilled: true, pipesHeld: false, escapedKilled: 0 })
   assert.equal(await isGroupAlive(proc.pid), false)
 })
 

@@ -13,7 +13,9 @@ import { resolveToolset } from '../../../src/toolsets/resolve.ts'
 import { liveGroupMembers, waitGroupGone } from '../../../tools/terminal/lib/process-group.ts'
 import { createToolHarness, type ToolHarness } from '../../helpers/harness.ts'
 
-const ON = { GATEWAY_ENABLE_TERMINAL: 'true' }
+// Unconfined: these tests read the command's process group from the host (`echo $$`), which inside
+// the sandbox's PID namespace is another number; sandbox.test.ts covers the sandboxed equivalents.
+const ON = { GATEWAY_ENABLE_TERMINAL: 'true', TERMINAL_SANDBOX: 'none' }
 
 async function harness (t: { after: (fn: () => Promise<void>) => void }, env: Record<string, string> = ON): Promise<ToolHarness> {
   const h = await createToolHarness(env)

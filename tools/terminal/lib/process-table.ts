@@ -1,6 +1,8 @@
 // The background processes of one app, plus the foreground commands still running, so that
 // `process` can list, poll and kill them and shutdown can stop them all. The class is stateless
 // at module level: the tool module creates one table per app (see tools/terminal/terminal.ts).
+// Each background process belongs to the API key whose call started it: another key's calls cannot
+// see, poll or kill it (the command line may hold secrets, and its output certainly may).
 import type { SpawnedCommand } from './spawn-command.ts'
 
 export type ProcessStatus = 'running' | 'exited' | 'killed'
@@ -11,6 +13,8 @@ export interface BackgroundProcess {
   /** Relative to the workspace ('.' for the root). */
   readonly workdir: string
   readonly pid: number
+  /** The API key that started it (ctx.principal); undefined on a gateway without keys. */
+  readonly owner: string | undefined
   readonly startedAt: number
   readonly proc: SpawnedCommand
   status: ProcessStatus
@@ -68,20 +72,24 @@ export class ProcessTable {
     }
   }
 
-  ids (): string[] {
-    return [...this.#entries.keys()]
+  /** The ids of `owner`'s processes. */
+  ids (owner: string | undefined): string[] {
+    return this.list(owner).map((entry) => entry.id)
   }
 
-  get (id: string): BackgroundProcess | undefined {
-    return this.#entries.get(id)
+  /** `owner`'s process `id`; another owner's is undefined, as if it did not exist. */
+  get (id: string, owner: string | undefined): BackgroundProcess | undefined {
+    const entry = this.#entries.get(id)
+    return entry?.owner === owner ? entry : undefined
   }
 
-  list (): BackgroundProcess[] {
-    return [...this.#entries.values()]
+  /** `owner`'s processes, oldest first. */
+  list (owner: string | undefined): BackgroundProcess[] {
+    return [...this.#entries.values()].filter((entry) => entry.owner === owner)
   }
 
   /** Records a started background process; null (and the process killed) once the table is disposed. */
-  addBackground (proc: SpawnedCommand, command: string, workdir: string): BackgroundProcess | null {
+  addBackground (proc: SpawnedCommand, command: string, workdir: string, owner: string | undefined): BackgroundProcess | null {
     if (this.disposed) {
       proc.kill().catch(() => {})
       return null
@@ -92,6 +100,7 @@ export class ProcessTable {
       command,
       workdir,
       pid: proc.pid,
+      owner,
       startedAt: this.#now(),
       proc,
       status: 'running',

@@ -1,11 +1,15 @@
 // Starts a shell command as the leader of its own process group, captures its output into a
 // bounded buffer and reports when it is over. "Over" means the whole group: when the shell exits,
-// whatever it left running is killed too, so no call leaves processes behind.
+// whatever it left running is killed too, so no call leaves processes behind. In the sandbox the
+// process spawned is bwrap, and the sandbox dying with it is what ends everything inside; without
+// it, processes that left the group are found by their environment marker (escapees.ts).
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
 import { once } from 'node:events'
 import type { Readable } from 'node:stream'
+import { killMarked, MARKER_VARIABLE } from './escapees.ts'
 import { CappedOutput } from './output-buffer.ts'
-import { DEFAULT_GRACE_MS, isGroupAlive, killGroup } from './process-group.ts'
+import { DEFAULT_GRACE_MS, isGroupAlive, killGroup, type KillGroupResult } from './process-group.ts'
+import { killSandbox } from './sandbox-kill.ts'
 
 // After the shell exits, how long its pipes may stay open: a process that left the group
 // (setsid, daemonised) can hold them forever, and the call must still end.
@@ -18,6 +22,10 @@ export interface SpawnOptions {
   maxOutputChars: number
   /** Between SIGTERM and SIGKILL when the group is killed. */
   graceMs?: number
+  /** The bwrap command line the shell runs under (sandbox.ts), ending with `--`; unconfined when absent. */
+  sandbox?: readonly string[]
+  /** Unconfined only: a value unique to this command, set as MARKER_VARIABLE so that what leaves the group is found at the end. */
+  marker?: string
 }
 
 export interface CommandExit {
@@ -28,6 +36,8 @@ export interface CommandExit {
   leftoversKilled: boolean
   /** Something outside the group (it called setsid) still held the output pipes; they were closed. */
   pipesHeld: boolean
+  /** Processes that had left the group (setsid, daemons) and were found by the marker and killed. */
+  escapedKilled: number
 }
 
 export interface SpawnedCommand {
@@ -55,9 +65,11 @@ interface Shell {
 function startShell (options: SpawnOptions): Shell {
   // detached: the child calls setsid(), so it leads a new process group whose id is its pid, and
   // one signal to -pid reaches everything it starts (unless something calls setsid itself).
-  const child = spawn('/bin/sh', ['-c', options.command], {
+  const [file, ...args] = [...(options.sandbox ?? []), '/bin/sh', '-c', options.command]
+  const env = options.marker === undefined ? options.env : { ...options.env, [MARKER_VARIABLE]: options.marker }
+  const child = spawn(file, args, {
     cwd: options.cwd,
-    env: options.env,
+    env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe']
   })
@@ -78,18 +90,20 @@ function startShell (options: SpawnOptions): Shell {
 class GroupKiller {
   readonly #pid: number
   readonly #graceMs: number
+  readonly #killer: (pid: number, graceMs: number) => Promise<KillGroupResult>
   #killing: Promise<void> | undefined
   /** The command is over (group gone, output read): from then on a kill is a no-op. */
   finished = false
 
-  constructor (pid: number, graceMs: number) {
+  constructor (pid: number, graceMs: number, sandboxed: boolean) {
     this.#pid = pid
     this.#graceMs = graceMs
+    this.#killer = sandboxed ? killSandbox : killGroup
   }
 
   kill (): Promise<void> {
     if (this.finished) return Promise.resolve()
-    this.#killing ??= killGroup(this.#pid, this.#graceMs).then(() => {})
+    this.#killing ??= this.#killer(this.#pid, this.#graceMs).then(() => {})
     return this.#killing
   }
 
@@ -132,14 +146,16 @@ export async function spawnCommand (options: SpawnOptions): Promise<SpawnedComma
     throw err
   }
   const pid = shell.child.pid as number
-  const killer = new GroupKiller(pid, graceMs)
+  const killer = new GroupKiller(pid, graceMs, options.sandbox !== undefined)
 
   const done = (async (): Promise<CommandExit> => {
     const [exitCode, signal] = await shell.exited
     const leftoversKilled = await killer.reap()
+    // Before draining: an escaped process holding the pipes closes them as it dies.
+    const escapedKilled = options.marker === undefined ? 0 : await killMarked(options.marker)
     const drained = await drainPipes(shell)
     killer.finished = true
-    return { exitCode, signal, leftoversKilled, pipesHeld: !drained }
+    return { exitCode, signal, leftoversKilled, pipesHeld: !drained, escapedKilled }
   })()
 
   return {

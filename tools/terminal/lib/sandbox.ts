@@ -1,0 +1,129 @@
+// Where commands run: in a bubblewrap sandbox when one can be made, else unconfined. The sandbox
+// has its own PID namespace (the gateway and every other process are out of sight, so their
+// /proc/<pid>/environ too, and everything inside dies with bwrap), its own network namespace (no
+// network at all, not even the host's loopback), the system (/usr, /etc) read-only, the workspace
+// read-write, and a private /tmp, /proc and /dev; the gateway's home, its code and its config file
+// are not in it.
+import { execFile } from 'node:child_process'
+import { constants } from 'node:fs'
+import { access, lstat, readlink, realpath } from 'node:fs/promises'
+import { delimiter, isAbsolute, join, resolve, sep } from 'node:path'
+
+export type SandboxMode = 'auto' | 'bwrap' | 'none'
+
+export type Confinement =
+  | { kind: 'bwrap', bwrap: string }
+  /** Commands run as the gateway user, with `note` telling operators so. */
+  | { kind: 'none', note: string }
+  /** TERMINAL_SANDBOX=bwrap and bubblewrap cannot run: no command may start. */
+  | { kind: 'unavailable', reason: string }
+
+const UNCONFINED_RISK = 'a command can read whatever the gateway user can, the gateway\'s own environment and config file included (/proc)'
+const PROBE_TIMEOUT_MS = 5000
+/** Top-level names that are symlinks into /usr on a merged-/usr system, or folders of their own on an older one. */
+const SYSTEM_ROOTS = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32']
+
+// One probe per bwrap binary for the life of the process: whether namespaces can be made does not
+// change while it runs (a restart picks up a newly installed bubblewrap).
+const probes = new Map<string, Promise<string | null>>()
+
+async function findOnPath (name: string): Promise<string | undefined> {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!isAbsolute(dir)) continue
+    const candidate = join(dir, name)
+    try {
+      await access(candidate, constants.X_OK)
+      return candidate
+    } catch {}
+  }
+  return undefined
+}
+
+/** Binds of the read-only system: /usr, /etc and the top-level links or folders beside /usr. */
+async function systemArgs (): Promise<string[]> {
+  const args = ['--ro-bind', '/usr', '/usr', '--ro-bind', '/etc', '/etc']
+  for (const name of SYSTEM_ROOTS) {
+    try {
+      const info = await lstat(`/${name}`)
+      if (info.isSymbolicLink()) args.push('--symlink', await readlink(`/${name}`), `/${name}`)
+      else if (info.isDirectory()) args.push('--ro-bind', `/${name}`, `/${name}`)
+    } catch {} // absent on this system
+  }
+  return args
+}
+
+/** The namespaces and the fresh system mounts, the same for the probe and for every command. */
+async function baseArgs (): Promise<string[]> {
+  return [
+    // PID, network, IPC, UTS (and user, where allowed) namespaces of its own.
+    '--unshare-all',
+    '--die-with-parent',
+    '--new-session',
+    // Running as root, root inside keeps no capability (no mknod and mount of the host's disk).
+    '--cap-drop', 'ALL',
+    ...await systemArgs(),
+    '--proc', '/proc',
+    '--dev', '/dev',
+    '--tmpfs', '/tmp'
+  ]
+}
+
+/** Null when bwrap can make a sandbox here; else why not (its own message). */
+function probe (bwrap: string): Promise<string | null> {
+  let answer = probes.get(bwrap)
+  if (answer === undefined) {
+    answer = baseArgs().then((args) => new Promise<string | null>((resolve) => {
+      execFile(bwrap, [...args, '--', '/bin/true'], { timeout: PROBE_TIMEOUT_MS, env: {} }, (err, _stdout, stderr) => {
+        resolve(err === null ? null : (stderr.trim() || err.message).slice(0, 200))
+      })
+    }))
+    probes.set(bwrap, answer)
+  }
+  return answer
+}
+
+/** How commands run under `mode` on this machine. */
+export async function resolveConfinement (mode: SandboxMode): Promise<Confinement> {
+  if (mode === 'none') return { kind: 'none', note: `unconfined: commands run without a sandbox (TERMINAL_SANDBOX=none); ${UNCONFINED_RISK}` }
+  const bwrap = await findOnPath('bwrap')
+  const failure = bwrap === undefined ? 'bwrap is not installed (not found on PATH)' : await probe(bwrap)
+  if (bwrap !== undefined && failure === null) return { kind: 'bwrap', bwrap }
+  if (mode === 'bwrap') return { kind: 'unavailable', reason: `TERMINAL_SANDBOX=bwrap but bubblewrap cannot run: ${failure}` }
+  return { kind: 'none', note: `unconfined: bubblewrap cannot run (${failure}); ${UNCONFINED_RISK}` }
+}
+
+function isInside (root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
+}
+
+/**
+ * The gateway's config file, when the sandbox would show it (under /etc, /usr or the workspace):
+ * then an empty, unreadable file is mounted over it. It is read from the gateway's own environment,
+ * where the server found it.
+ */
+async function hiddenConfig (workspace: string): Promise<string[]> {
+  const named = process.env.GATEWAY_CONFIG
+  if (named === undefined || named === '') return []
+  let real: string
+  try {
+    real = await realpath(resolve(process.cwd(), named))
+  } catch {
+    return []
+  }
+  const shown = ['/usr', '/etc', workspace].some((root) => isInside(root, real))
+  return shown ? ['--ro-bind', '/dev/null', real] : []
+}
+
+/** The bwrap command line, up to the command itself, for a command in `cwd` inside `workspace` (both real paths). */
+export async function sandboxArgv (bwrap: string, workspace: string, cwd: string): Promise<string[]> {
+  return [
+    bwrap,
+    ...await baseArgs(),
+    '--bind', workspace, workspace,
+    ...await hiddenConfig(workspace),
+    // The root folder bwrap builds stays writable otherwise (a tmpfs, lost at the end, but still).
+    '--remount-ro', '/',
+    '--chdir', cwd,
+    '--'
+  ]
+}
