@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { parseAllowList } from '../../../tools/web/lib/address.ts'
 import { extractPage, type ExtractOptions } from '../../../tools/web/lib/extract.ts'
 import { MAX_HTML_CHARS } from '../../../tools/web/lib/html.ts'
+import { HtmlConverter } from '../../../tools/web/lib/html-pool.ts'
 import { createGuardedAgent } from '../../../tools/web/lib/ssrf.ts'
 
 const RESULT_KEYS = ['url', 'final_url', 'status', 'title', 'content_type', 'content', 'truncated']
@@ -17,6 +18,7 @@ let server: Server
 let base: string
 const allow = parseAllowList(['127.0.0.1'])
 const agent = createGuardedAgent(allow, 2_000)
+const converter = new HtmlConverter()
 
 function route (req: IncomingMessage, res: ServerResponse): void {
   switch (req.url) {
@@ -29,7 +31,7 @@ function route (req: IncomingMessage, res: ServerResponse): void {
 }
 
 function options (extra: Partial<ExtractOptions> = {}): ExtractOptions {
-  return { allow, dispatcher: agent, signal: new AbortController().signal, charLimit: 1000, maxBytes: 4 * MAX_HTML_CHARS, timeoutMs: 5_000, ...extra }
+  return { allow, dispatcher: agent, signal: new AbortController().signal, charLimit: 1000, maxBytes: 4 * MAX_HTML_CHARS, timeoutMs: 5_000, converter, ...extra }
 }
 
 before(async () => {
@@ -40,6 +42,7 @@ before(async () => {
 
 after(async () => {
   await agent.destroy()
+  await converter.close()
   server.closeAllConnections()
   await new Promise((resolve) => server.close(resolve))
 })

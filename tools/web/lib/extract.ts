@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici'
 import type { AllowList } from './address.ts'
 import { cutAt, decodeBody, kindOf, parseMediaType, prettyJson, tidyText, type ContentKind } from './content.ts'
 import { fetchPage, FetchFailedError, type FetchedPage } from './fetch-page.ts'
-import { htmlToMarkdown } from './html.ts'
+import { ConversionStoppedError, type HtmlConverter } from './html-pool.ts'
 import { UrlRefusedError } from './ssrf.ts'
 
 export const MAX_REDIRECTS = 5
@@ -33,6 +33,8 @@ export interface ExtractOptions {
   maxBytes: number
   /** Deadline of this one page: connection, redirects and body. */
   timeoutMs: number
+  /** Converts HTML off the event loop; `signal` stops it. */
+  converter: HtmlConverter
 }
 
 /** A UrlRefusedError raised inside the connection (the guarded DNS lookup) arrives wrapped, or not. */
@@ -79,13 +81,14 @@ interface Converted {
   capped: boolean
 }
 
-/** The page as a model reads it: markdown of the HTML, pretty JSON, or tidied text. */
-function convert (text: string, kind: Exclude<ContentKind, 'unsupported'>, pageUrl: string, charLimit: number): Converted | { error: string } {
+/** The page as a model reads it: markdown of the HTML (converted in a worker), pretty JSON, or tidied text. */
+async function convert (text: string, kind: Exclude<ContentKind, 'unsupported'>, pageUrl: string, options: ExtractOptions): Promise<Converted | { error: string }> {
   if (kind !== 'html') return { content: kind === 'json' ? prettyJson(text) : tidyText(text), title: null, pruned: false, capped: false }
   try {
-    const extracted = htmlToMarkdown(text, pageUrl, charLimit)
+    const extracted = await options.converter.convert({ html: text, pageUrl, charLimit: options.charLimit }, options.signal)
     return { content: extracted.markdown, title: extracted.title, pruned: extracted.pruned, capped: extracted.capped }
   } catch (err) {
+    if (err instanceof ConversionStoppedError) return { error: err.message }
     return { error: `could not convert the HTML page: ${(err as Error).message}` }
   }
 }
@@ -129,7 +132,7 @@ export async function extractPage (url: string, options: ExtractOptions): Promis
     result.error = `cannot extract ${what}: web_extract reads HTML, plain text, markdown and JSON only`
     return result
   }
-  const converted = convert(decodeBody(page.body, type, kind, page.cut), kind, page.finalUrl, options.charLimit)
+  const converted = await convert(decodeBody(page.body, type, kind, page.cut), kind, page.finalUrl, options)
   if ('error' in converted) {
     result.error = converted.error
     return result

@@ -1,0 +1,83 @@
+// A hostile page must not freeze the gateway: web_extract converts HTML in a worker thread, so
+// /healthz and other callers keep their answers while it runs, and the call's deadline stops the
+// conversion (the worker is terminated, nothing keeps burning CPU). Real HTTP on 127.0.0.1 both ways.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { buildTestApp } from '../../helpers/app.ts'
+
+// 20 000 nested <div><span> pairs (260 KB): on the main thread, parsing and converting it blocked the
+// event loop for about 16 s (50 000 pairs: 88 s).
+const NESTED = `<html><body>${'<div><span>x '.repeat(20_000)}deep</body></html>`
+const DEADLINE_MS = 1_500
+// The issue asks for 50 ms on an idle machine; this one is shared by several test runs at once.
+const HEALTHZ_BOUND_MS = 250
+
+async function pageServer (t: { after: (fn: () => Promise<void>) => void }, html: string): Promise<string> {
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+const POLL_EVERY_MS = 20
+
+/**
+ * Asks /healthz every POLL_EVERY_MS until `done` settles; the slowest answer in ms, counted from
+ * when it was due, so that a stalled event loop shows even when it stalls between two polls.
+ */
+async function slowestHealthz (base: string, done: Promise<unknown>): Promise<{ slowest: number, polls: number }> {
+  let finished = false
+  done.finally(() => { finished = true }).catch(() => {})
+  let slowest = 0
+  let polls = 0
+  let previous = performance.now()
+  while (!finished) {
+    await sleep(POLL_EVERY_MS)
+    const res = await fetch(`${base}/healthz`)
+    await res.arrayBuffer()
+    assert.equal(res.status, 200)
+    const answered = performance.now()
+    slowest = Math.max(slowest, answered - previous - POLL_EVERY_MS)
+    previous = answered
+    polls += 1
+  }
+  return { slowest, polls }
+}
+
+/** CPU time (ms, all threads of this process) spent over `ms` of wall time. */
+async function cpuOver (ms: number): Promise<number> {
+  const before = process.cpuUsage()
+  await sleep(ms)
+  const used = process.cpuUsage(before)
+  return (used.user + used.system) / 1000
+}
+
+test('while a deeply nested page converts, /healthz answers at once and the call deadline stops the conversion', async (t) => {
+  const pages = await pageServer(t, NESTED)
+  const { app } = await buildTestApp(t, { WEB_ALLOW_HOSTS: '127.0.0.1' }, { builtins: true })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const started = performance.now()
+  const call = fetch(`${base}/dispatch/web_extract`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-tool-timeout-ms': String(DEADLINE_MS) },
+    body: JSON.stringify({ urls: [`${pages}/nested`] })
+  }).then(async (res) => ({ status: res.status, body: await res.json() as { status: string, content: string }, ms: performance.now() - started }))
+  const health = await slowestHealthz(base, call)
+  const answer = await call
+  t.diagnostic(`slowest /healthz during the conversion: ${health.slowest.toFixed(1)} ms over ${health.polls} polls; call answered after ${answer.ms.toFixed(0)} ms`)
+  assert.equal(answer.status, 504, JSON.stringify(answer.body))
+  assert.equal(answer.body.status, 'timeout')
+  assert.match(answer.body.content, /timed out/)
+  assert.ok(answer.ms < DEADLINE_MS + 1_500, `the deadline held: answered after ${answer.ms.toFixed(0)} ms`)
+  assert.ok(health.polls >= 5, `/healthz was polled throughout (${health.polls} times)`)
+  assert.ok(health.slowest < HEALTHZ_BOUND_MS, `slowest /healthz ${health.slowest.toFixed(1)} ms`)
+  // Terminated, not left running: the process is idle again (a converting worker uses a whole core).
+  await sleep(200)
+  const cpu = await cpuOver(1_000)
+  t.diagnostic(`CPU used in the second after the timeout: ${cpu.toFixed(0)} ms`)
+  assert.ok(cpu < 400, `the conversion kept running after the deadline: ${cpu.toFixed(0)} ms of CPU in 1 s`)
+})

@@ -1,0 +1,76 @@
+// Runs web_extract's HTML → markdown conversion in worker threads. Parsing and converting a page is
+// synchronous work whose cost grows with the markup (a deeply nested page took over a minute): on
+// the main thread it froze every other call and /healthz, and no deadline could fire until it was
+// done. In a worker the event loop stays free, and the call's signal terminates the worker mid-page.
+import { availableParallelism } from 'node:os'
+import { extname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Piscina } from 'piscina'
+import type { HtmlExtract } from './html.ts'
+import type { ConversionTask } from './html-worker.ts'
+
+// html-worker.ts next to this file when run from the sources (Node strips the types in workers
+// too), html-worker.js in the compiled build: the same extension as this module's own.
+const WORKER_FILE = fileURLToPath(new URL(`./html-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url))
+/** A worker left idle this long is closed; the next page starts a fresh one. */
+const IDLE_MS = 30_000
+/** Heap of one worker: a page's DOM fits many times over; a runaway one stops there, alone. */
+const WORKER_HEAP_MB = 512
+
+/** The conversion did not finish because the call was stopped (deadline, caller gone, shutdown). */
+export class ConversionStoppedError extends Error {
+  constructor (reason: unknown) {
+    super(`the HTML conversion was stopped: ${reason instanceof Error ? reason.message : 'the call was cancelled'}`)
+    this.name = 'ConversionStoppedError'
+  }
+}
+
+/** A small pool of conversion workers, started on first use; close() at shutdown. */
+export class HtmlConverter {
+  readonly #maxThreads: number
+  #pool: Piscina<ConversionTask, HtmlExtract> | undefined
+  #closed = false
+
+  /** At most two threads by default: conversions queue rather than take every core from the gateway. */
+  constructor (maxThreads = Math.min(2, availableParallelism())) {
+    this.#maxThreads = maxThreads
+  }
+
+  /** Worker threads alive now (busy or idle). */
+  get threads (): number {
+    return this.#pool?.threads.length ?? 0
+  }
+
+  /** Converts one page; `signal` firing terminates its worker and rejects with ConversionStoppedError. */
+  async convert (task: ConversionTask, signal: AbortSignal): Promise<HtmlExtract> {
+    if (this.#closed) throw new ConversionStoppedError(new Error('the gateway is shutting down'))
+    if (signal.aborted) throw new ConversionStoppedError(signal.reason)
+    try {
+      return await this.#started().run(task, { signal })
+    } catch (err) {
+      if (signal.aborted) throw new ConversionStoppedError(signal.reason)
+      throw err
+    }
+  }
+
+  async close (): Promise<void> {
+    this.#closed = true
+    const pool = this.#pool
+    this.#pool = undefined
+    // destroy terminates the workers: a conversion still running at shutdown is abandoned, not waited for.
+    await pool?.destroy()
+  }
+
+  #started (): Piscina<ConversionTask, HtmlExtract> {
+    this.#pool ??= new Piscina<ConversionTask, HtmlExtract>({
+      filename: WORKER_FILE,
+      minThreads: 0,
+      maxThreads: this.#maxThreads,
+      idleTimeout: IDLE_MS,
+      // None of the gateway's own flags (an --inspect port, say) is inherited.
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB }
+    })
+    return this.#pool
+  }
+}
