@@ -14,6 +14,9 @@ const RESULT_KEYS = ['url', 'final_url', 'status', 'title', 'content_type', 'con
 // Over the markup cap, but with next to no visible text: only the cap can cut it.
 const HEAVY_MARKUP = `<html><head><title>Heavy</title></head><body><p>Short visible text.</p><i title="${'a'.repeat(MAX_HTML_CHARS)}"></i></body></html>`
 
+// Seconds of conversion work in any thread: the budget of the test's converter gives it up first.
+const NESTED = `<html><body>${'<div><span>x '.repeat(30_000)}deep</body></html>`
+
 let server: Server
 let base: string
 const allow = parseAllowList(['127.0.0.1'])
@@ -25,6 +28,7 @@ function route (req: IncomingMessage, res: ServerResponse): void {
     case '/blob': res.writeHead(200).end(Buffer.from([0, 1, 2, 3, 0xff, 0xfe, 0, 0])); return
     case '/heavy': res.writeHead(200, { 'content-type': 'text/html' }).end(HEAVY_MARKUP); return
     case '/gone-long': res.writeHead(410, { 'content-type': 'text/plain' }).end('z'.repeat(300)); return
+    case '/nested': res.writeHead(200, { 'content-type': 'text/html' }).end(NESTED); return
     case '/stall': res.writeHead(200, { 'content-type': 'text/plain' }).write('partial'); return
   }
   res.writeHead(404).end()
@@ -105,4 +109,25 @@ test('an error status on a page over char_limit: cut and marked, and the status 
   assert.equal(result.truncated_reason, 'char_limit')
   assert.equal(result.error, 'the server answered HTTP 410')
   assert.deepEqual(Object.keys(result), [...RESULT_KEYS, 'truncated_reason', 'error'])
+})
+
+test('a page whose conversion runs over the budget: the error says so, the response details kept, the next page converts', async () => {
+  const budgeted = new HtmlConverter({ budgetMs: 2_000 })
+  try {
+    const result = await extractPage(`${base}/nested`, options({ converter: budgeted }))
+    assert.deepEqual(result, {
+      url: `${base}/nested`,
+      final_url: `${base}/nested`,
+      status: 200,
+      title: null,
+      content_type: 'text/html',
+      content: '',
+      truncated: false,
+      error: 'the HTML page took longer than 2000 ms to convert and was given up: its markup is too complex (nested thousands of levels deep, say)'
+    })
+    assert.equal(budgeted.threads, 0, 'its worker was terminated')
+    assert.equal((await extractPage(`${base}/heavy`, options({ converter: budgeted }))).title, 'Heavy')
+  } finally {
+    await budgeted.close()
+  }
 })

@@ -29,12 +29,12 @@ const POLL_EVERY_MS = 20
  * when it was due, so that a stalled event loop shows even when it stalls between two polls.
  */
 async function slowestHealthz (base: string, done: Promise<unknown>): Promise<{ slowest: number, polls: number }> {
-  let finished = false
-  done.finally(() => { finished = true }).catch(() => {})
+  const call = { finished: false }
+  done.finally(() => { call.finished = true }).catch(() => {})
   let slowest = 0
   let polls = 0
   let previous = performance.now()
-  while (!finished) {
+  while (!call.finished) {
     await sleep(POLL_EVERY_MS)
     const res = await fetch(`${base}/healthz`)
     await res.arrayBuffer()

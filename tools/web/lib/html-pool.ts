@@ -16,24 +16,42 @@ const WORKER_FILE = fileURLToPath(new URL(`./html-worker${extname(fileURLToPath(
 const IDLE_MS = 30_000
 /** Heap of one worker: a page's DOM fits many times over; a runaway one stops there, alone. */
 const WORKER_HEAP_MB = 512
+/**
+ * Most time one page may take, waiting for a worker included. Real pages convert in well under 2 s;
+ * a hostile one (parsing deep nesting grows with the square of the depth) fails alone with this,
+ * and the call's other pages still come back, instead of the whole call running into its deadline.
+ */
+export const CONVERSION_BUDGET_MS = 15_000
 
 /** The conversion did not finish because the call was stopped (deadline, caller gone, shutdown). */
 export class ConversionStoppedError extends Error {
-  constructor (reason: unknown) {
-    super(`the HTML conversion was stopped: ${reason instanceof Error ? reason.message : 'the call was cancelled'}`)
+  constructor (message: string) {
+    super(message)
     this.name = 'ConversionStoppedError'
   }
+}
+
+function stoppedBy (reason: unknown): ConversionStoppedError {
+  return new ConversionStoppedError(`the HTML conversion was stopped: ${reason instanceof Error ? reason.message : 'the call was cancelled'}`)
+}
+
+export interface ConverterOptions {
+  /** Default: two threads at most, so that conversions queue rather than take every core from the gateway. */
+  maxThreads?: number
+  /** Default CONVERSION_BUDGET_MS. */
+  budgetMs?: number
 }
 
 /** A small pool of conversion workers, started on first use; close() at shutdown. */
 export class HtmlConverter {
   readonly #maxThreads: number
+  readonly #budgetMs: number
   #pool: Piscina<ConversionTask, HtmlExtract> | undefined
   #closed = false
 
-  /** At most two threads by default: conversions queue rather than take every core from the gateway. */
-  constructor (maxThreads = Math.min(2, availableParallelism())) {
-    this.#maxThreads = maxThreads
+  constructor (options: ConverterOptions = {}) {
+    this.#maxThreads = options.maxThreads ?? Math.min(2, availableParallelism())
+    this.#budgetMs = options.budgetMs ?? CONVERSION_BUDGET_MS
   }
 
   /** Worker threads alive now (busy or idle). */
@@ -41,14 +59,22 @@ export class HtmlConverter {
     return this.#pool?.threads.length ?? 0
   }
 
-  /** Converts one page; `signal` firing terminates its worker and rejects with ConversionStoppedError. */
+  /**
+   * Converts one page. `signal` firing, or the budget running out, terminates its worker (or takes
+   * the page out of the queue) and rejects with ConversionStoppedError.
+   */
   async convert (task: ConversionTask, signal: AbortSignal): Promise<HtmlExtract> {
-    if (this.#closed) throw new ConversionStoppedError(new Error('the gateway is shutting down'))
-    if (signal.aborted) throw new ConversionStoppedError(signal.reason)
+    if (this.#closed) throw stoppedBy(new Error('the gateway is shutting down'))
+    if (signal.aborted) throw stoppedBy(signal.reason)
+    const budget = AbortSignal.timeout(this.#budgetMs)
     try {
-      return await this.#started().run(task, { signal })
+      return await this.#started().run(task, { signal: AbortSignal.any([signal, budget]) })
     } catch (err) {
-      if (signal.aborted) throw new ConversionStoppedError(signal.reason)
+      if (this.#closed) throw stoppedBy(new Error('the gateway is shutting down'))
+      if (signal.aborted) throw stoppedBy(signal.reason)
+      if (budget.aborted) {
+        throw new ConversionStoppedError(`the HTML page took longer than ${this.#budgetMs} ms to convert and was given up: its markup is too complex (nested thousands of levels deep, say)`)
+      }
       throw err
     }
   }
