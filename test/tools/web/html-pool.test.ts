@@ -10,8 +10,8 @@ import { htmlToMarkdown } from '../../../tools/web/lib/html.ts'
 const ARTICLE = `<!doctype html><html><head><title>The Keeper</title></head><body><nav>MENU</nav>
 <article><h1>The Keeper</h1>${'<p>Every evening the keeper climbed the hundred steps to light the lamp. </p>'.repeat(8)}
 <p>See <a href="/history">the history</a>.</p></article></body></html>`
-// Seconds of work in any thread (20 000 pairs took 6.5 s in a worker): long enough to be stopped halfway.
-const NESTED = `<html><body>${'<div><span>x '.repeat(30_000)}deep</body></html>`
+// Seconds of parsing in any thread (it grows with the square of the depth): long enough to be stopped halfway.
+const NESTED = `<html><body>${'<b>'.repeat(200_000)}deep</body></html>`
 const never = new AbortController().signal
 
 /** A worker started and ready, so that the next page starts converting at once. */
