@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { drainAndClose } from '../../../src/shutdown.ts'
 import { buildTestApp } from '../../helpers/app.ts'
 
 // 200 000 nested <b> (600 KB): parsing alone grows with the square of the depth (330 000 took 34 s).
@@ -82,4 +83,25 @@ test('while a deeply nested page converts, /healthz answers at once and the call
   const cpu = await cpuOver(1_000)
   t.diagnostic(`CPU used in the second after the timeout: ${cpu.toFixed(0)} ms`)
   assert.ok(cpu < 400, `the conversion kept running after the deadline: ${cpu.toFixed(0)} ms of CPU in 1 s`)
+})
+
+test('shutting down during a conversion cancels the call and terminates its worker', async (t) => {
+  const pages = await pageServer(t, NESTED)
+  const { app } = await buildTestApp(t, { WEB_ALLOW_HOSTS: '127.0.0.1' }, { builtins: true })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const call = fetch(`${base}/dispatch/web_extract`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ urls: [`${pages}/nested`] })
+  }).then(async (res) => ({ status: res.status, body: await res.json() as { status: string } }))
+  await sleep(1_000)
+  const started = performance.now()
+  await drainAndClose(app, 200)
+  t.diagnostic(`shut down in ${(performance.now() - started).toFixed(0)} ms`)
+  const answer = await call
+  assert.equal(answer.body.status, 'cancelled', JSON.stringify(answer.body))
+  await sleep(200)
+  const cpu = await cpuOver(1_000)
+  assert.ok(cpu < 400, `the conversion kept running after shutdown: ${cpu.toFixed(0)} ms of CPU in 1 s`)
 })
