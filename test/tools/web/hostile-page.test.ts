@@ -14,9 +14,10 @@ import { buildTestApp } from '../../helpers/app.ts'
 const NESTED = `<html><body>${'<b>'.repeat(200_000)}deep</body></html>`
 const DEADLINE_MS = 1_500
 // The issue asks for 50 ms on an idle machine. Test machines are shared: at a load average of 6 on
-// 2 cores the slowest of these polls took 90 ms with no conversion at all, and up to 200 ms with one;
-// before the fix it was the whole conversion (43 s).
-const HEALTHZ_BOUND_MS = 500
+// 2 cores the slowest of these polls took 90 ms with no conversion at all and 70 to 250 ms with one,
+// at a load of 10 up to 400 ms (the call's own deadline timer fired as late). Before the fix it was
+// the whole conversion: 32 s. The bound only has to tell the two apart, without flaking under load.
+const HEALTHZ_BOUND_MS = 1_000
 
 async function pageServer (t: { after: (fn: () => Promise<void>) => void }, html: string): Promise<string> {
   const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html))
@@ -75,7 +76,7 @@ test('while a deeply nested page converts, /healthz answers at once and the call
   assert.equal(answer.status, 504, JSON.stringify(answer.body))
   assert.equal(answer.body.status, 'timeout')
   assert.match(answer.body.content, /timed out/)
-  assert.ok(answer.ms < DEADLINE_MS + 1_500, `the deadline held: answered after ${answer.ms.toFixed(0)} ms`)
+  assert.ok(answer.ms < DEADLINE_MS + 3_000, `the deadline held: answered after ${answer.ms.toFixed(0)} ms`)
   assert.ok(health.polls >= 5, `/healthz was polled throughout (${health.polls} times)`)
   assert.ok(health.slowest < HEALTHZ_BOUND_MS, `slowest /healthz ${health.slowest.toFixed(1)} ms`)
   // Terminated, not left running: the process is idle again (a converting worker uses a whole core).

@@ -47,7 +47,7 @@ test('a page over the budget is given up alone with a clear error; the next page
   t.after(() => converter.close())
   await warm(converter)
   await assert.rejects(converter.convert({ html: NESTED, pageUrl: 'https://example.org/', charLimit: 1000 }, never),
-    /^ConversionStoppedError: the HTML page took longer than 2000 ms to convert and was given up: its markup is too complex/)
+    /^ConversionStoppedError: the page took longer than 2000 ms to convert and was given up: its content is too complex/)
   assert.equal(converter.threads, 0, 'the worker was terminated')
   const next = await converter.convert({ html: ARTICLE, pageUrl: 'https://example.org/', charLimit: 20_000 }, never)
   assert.match(next.markdown, /keeper climbed/)

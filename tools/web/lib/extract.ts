@@ -2,12 +2,17 @@
 // the per-page character cap. Never throws: every failure becomes the result's `error`.
 import type { Dispatcher } from 'undici'
 import type { AllowList } from './address.ts'
-import { cutAt, decodeBody, kindOf, parseMediaType, prettyJson, tidyText, type ContentKind } from './content.ts'
+import { cutAt, decodeBody, formatText, kindOf, parseMediaType, type ContentKind } from './content.ts'
 import { fetchPage, FetchFailedError, type FetchedPage } from './fetch-page.ts'
 import { ConversionStoppedError, type HtmlConverter } from './html-pool.ts'
 import { UrlRefusedError } from './ssrf.ts'
 
 export const MAX_REDIRECTS = 5
+/**
+ * JSON and text bodies longer than this are formatted in a worker too: the work is linear, but a
+ * body at the download limit took up to 2 s (5 MB of nested JSON arrays) on the event loop.
+ */
+export const INLINE_TEXT_CHARS = 65_536
 
 export interface PageResult {
   url: string
@@ -83,13 +88,16 @@ interface Converted {
 
 /** The page as a model reads it: markdown of the HTML (converted in a worker), pretty JSON, or tidied text. */
 async function convert (text: string, kind: Exclude<ContentKind, 'unsupported'>, pageUrl: string, options: ExtractOptions): Promise<Converted | { error: string }> {
-  if (kind !== 'html') return { content: kind === 'json' ? prettyJson(text) : tidyText(text), title: null, pruned: false, capped: false }
   try {
+    if (kind !== 'html') {
+      const content = text.length <= INLINE_TEXT_CHARS ? formatText(text, kind) : await options.converter.format(text, kind, options.signal)
+      return { content, title: null, pruned: false, capped: false }
+    }
     const extracted = await options.converter.convert({ html: text, pageUrl, charLimit: options.charLimit }, options.signal)
     return { content: extracted.markdown, title: extracted.title, pruned: extracted.pruned, capped: extracted.capped }
   } catch (err) {
     if (err instanceof ConversionStoppedError) return { error: err.message }
-    return { error: `could not convert the HTML page: ${(err as Error).message}` }
+    return { error: `could not convert the ${kind === 'html' ? 'HTML page' : 'page'}: ${(err as Error).message}` }
   }
 }
 

@@ -1,13 +1,15 @@
-// Runs web_extract's HTML → markdown conversion in worker threads. Parsing and converting a page is
-// synchronous work whose cost grows with the markup (a deeply nested page took over a minute): on
-// the main thread it froze every other call and /healthz, and no deadline could fire until it was
-// done. In a worker the event loop stays free, and the call's signal terminates the worker mid-page.
+// Runs web_extract's HTML → markdown conversion (and the formatting of large JSON and text bodies)
+// in worker threads. Parsing and converting a page is synchronous work whose cost grows with the
+// markup (a deeply nested page took over a minute): on the main thread it froze every other call and
+// /healthz, and no deadline could fire until it was done. In a worker the event loop stays free, and
+// the call's signal terminates the worker mid-page.
 import { availableParallelism } from 'node:os'
 import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import type { HtmlExtract } from './html.ts'
-import type { ConversionTask } from './html-worker.ts'
+import type { TextKind } from './content.ts'
+import type { ConversionTask, FormatTask } from './html-worker.ts'
 
 // html-worker.ts next to this file when run from the sources (Node strips the types in workers
 // too), html-worker.js in the compiled build: the same extension as this module's own.
@@ -46,7 +48,7 @@ export interface ConverterOptions {
 export class HtmlConverter {
   readonly #maxThreads: number
   readonly #budgetMs: number
-  #pool: Piscina<ConversionTask, HtmlExtract> | undefined
+  #pool: Piscina<ConversionTask | FormatTask, HtmlExtract | string> | undefined
   #closed = false
 
   constructor (options: ConverterOptions = {}) {
@@ -60,20 +62,29 @@ export class HtmlConverter {
   }
 
   /**
-   * Converts one page. `signal` firing, or the budget running out, terminates its worker (or takes
-   * the page out of the queue) and rejects with ConversionStoppedError.
+   * Converts one HTML page. `signal` firing, or the budget running out, terminates its worker (or
+   * takes the page out of the queue) and rejects with ConversionStoppedError.
    */
   async convert (task: ConversionTask, signal: AbortSignal): Promise<HtmlExtract> {
+    return await this.#run(task, 'default', signal) as HtmlExtract
+  }
+
+  /** Pretty-prints JSON or tidies text, as convert() does HTML: for bodies too large to do inline. */
+  async format (text: string, kind: TextKind, signal: AbortSignal): Promise<string> {
+    return await this.#run({ text, kind }, 'formatPage', signal) as string
+  }
+
+  async #run (task: ConversionTask | FormatTask, name: string, signal: AbortSignal): Promise<HtmlExtract | string> {
     if (this.#closed) throw stoppedBy(new Error('the gateway is shutting down'))
     if (signal.aborted) throw stoppedBy(signal.reason)
     const budget = AbortSignal.timeout(this.#budgetMs)
     try {
-      return await this.#started().run(task, { signal: AbortSignal.any([signal, budget]) })
+      return await this.#started().run(task, { name, signal: AbortSignal.any([signal, budget]) })
     } catch (err) {
       if (this.#closed) throw stoppedBy(new Error('the gateway is shutting down'))
       if (signal.aborted) throw stoppedBy(signal.reason)
       if (budget.aborted) {
-        throw new ConversionStoppedError(`the HTML page took longer than ${this.#budgetMs} ms to convert and was given up: its markup is too complex (nested thousands of levels deep, say)`)
+        throw new ConversionStoppedError(`the page took longer than ${this.#budgetMs} ms to convert and was given up: its content is too complex (nested thousands of levels deep, say)`)
       }
       throw err
     }
@@ -87,8 +98,8 @@ export class HtmlConverter {
     await pool?.destroy()
   }
 
-  #started (): Piscina<ConversionTask, HtmlExtract> {
-    this.#pool ??= new Piscina<ConversionTask, HtmlExtract>({
+  #started (): Piscina<ConversionTask | FormatTask, HtmlExtract | string> {
+    this.#pool ??= new Piscina<ConversionTask | FormatTask, HtmlExtract | string>({
       filename: WORKER_FILE,
       minThreads: 0,
       maxThreads: this.#maxThreads,
