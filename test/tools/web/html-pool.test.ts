@@ -37,7 +37,7 @@ test("the caller's signal terminates the worker mid-conversion, with an error th
   assert.equal(converter.threads, 1, 'the conversion runs in a worker')
   controller.abort(new Error('Tool web_extract timed out after 300 ms'))
   await assert.rejects(running, (err: Error) => err instanceof ConversionStoppedError &&
-    err.message === 'the HTML conversion was stopped: Tool web_extract timed out after 300 ms')
+    err.message === 'the conversion of the page was stopped: Tool web_extract timed out after 300 ms')
   assert.ok(performance.now() - started < 3_000, 'stopped at once, not when the page was done')
   assert.equal(converter.threads, 0, 'the worker was terminated')
 })
@@ -72,8 +72,8 @@ test('close terminates a running conversion and refuses new pages', async () => 
   const outcome = running.then(() => 'converted', (err: Error) => err.message)
   await sleep(300)
   await converter.close()
-  assert.equal(await outcome, 'the HTML conversion was stopped: the gateway is shutting down')
+  assert.equal(await outcome, 'the conversion of the page was stopped: the gateway is shutting down')
   assert.equal(converter.threads, 0)
   await assert.rejects(converter.convert({ html: ARTICLE, pageUrl: 'https://example.org/', charLimit: 1000 }, never),
-    /the HTML conversion was stopped: the gateway is shutting down/)
+    /the conversion of the page was stopped: the gateway is shutting down/)
 })

@@ -38,7 +38,7 @@ export interface ExtractOptions {
   maxBytes: number
   /** Deadline of this one page: connection, redirects and body. */
   timeoutMs: number
-  /** Converts HTML off the event loop; `signal` stops it. */
+  /** Converts HTML (and formats large JSON and text) off the event loop; `signal` stops it. */
   converter: HtmlConverter
 }
 

@@ -34,7 +34,7 @@ export class ConversionStoppedError extends Error {
 }
 
 function stoppedBy (reason: unknown): ConversionStoppedError {
-  return new ConversionStoppedError(`the HTML conversion was stopped: ${reason instanceof Error ? reason.message : 'the call was cancelled'}`)
+  return new ConversionStoppedError(`the conversion of the page was stopped: ${reason instanceof Error ? reason.message : 'the call was cancelled'}`)
 }
 
 export interface ConverterOptions {
