@@ -3,11 +3,16 @@ import { registry, toolResult, toolError } from '../../src/registry/index.ts'
 import { configOf } from '../../src/config/of.ts'
 import { parseAllowList } from './lib/address.ts'
 import { extractPage, type PageResult } from './lib/extract.ts'
+import { HtmlConverter } from './lib/html-pool.ts'
 import { createGuardedAgent } from './lib/ssrf.ts'
 
 const MAX_URLS = 5
 const DEFAULT_CHAR_LIMIT = 20_000
 const MAX_CHAR_LIMIT = 100_000
+
+// Pages are converted in worker threads so that a hostile one cannot stall the gateway; one pool per
+// loaded copy of this tool, closed by dispose at shutdown.
+const converter = new HtmlConverter()
 
 registry.register({
   name: 'web_extract',
@@ -64,7 +69,8 @@ registry.register({
         signal: ctx.signal,
         charLimit,
         maxBytes: config.web.maxDownloadBytes,
-        timeoutMs: config.web.fetchTimeoutMs
+        timeoutMs: config.web.fetchTimeoutMs,
+        converter
       })))
     } finally {
       // destroy, not close: a page cut at the size limit may leave a response unread.
@@ -74,5 +80,6 @@ registry.register({
       return toolError(urls.length === 1 ? results[0].error as string : 'none of the URLs could be extracted; see the error of each result', { results })
     }
     return toolResult({ results })
-  }
+  },
+  dispose: () => converter.close()
 })

@@ -2,7 +2,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { cutAt, decodeBody, kindOf, parseMediaType, prettyJson } from '../../../tools/web/lib/content.ts'
-import { htmlToMarkdown, MAX_HTML_CHARS, stripHeavy } from '../../../tools/web/lib/html.ts'
+import { htmlToMarkdown, MAX_DEPTH, MAX_HTML_CHARS, stripHeavy } from '../../../tools/web/lib/html.ts'
 
 test('parseMediaType and kindOf: the types web_extract reads, and the ones it refuses', () => {
   const kinds: Array<[string | null, string]> = [
@@ -128,4 +128,12 @@ test('htmlToMarkdown: CPU work stays bounded: scripts stripped, markup capped, R
   assert.equal(fallback.article, false)
   assert.equal(fallback.pruned, true)
   assert.match(fallback.markdown, /^para text words words\./)
+})
+
+test('htmlToMarkdown: a page nested deeper than MAX_DEPTH is refused with an error that says so, one just within converts', () => {
+  const nested = (levels: number): string => `<html><body>${'<div>'.repeat(levels)}deep${'</div>'.repeat(levels)}</body></html>`
+  // <html> and <body> are two of the levels.
+  assert.throws(() => htmlToMarkdown(nested(MAX_DEPTH - 1), 'http://x.example/', 1_000),
+    { message: `the page nests its elements more than ${MAX_DEPTH} levels deep, too deep to convert` })
+  assert.equal(htmlToMarkdown(nested(MAX_DEPTH - 2), 'http://x.example/', 1_000).markdown, 'deep')
 })

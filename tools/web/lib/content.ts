@@ -89,6 +89,13 @@ export function tidyText (text: string): string {
   return text.replace(/\r\n?/g, '\n').trim()
 }
 
+export type TextKind = 'json' | 'text'
+
+/** A JSON or text body as the model reads it. */
+export function formatText (text: string, kind: TextKind): string {
+  return kind === 'json' ? prettyJson(text) : tidyText(text)
+}
+
 /** The first `limit` characters (UTF-16 units), backing off one unit rather than splitting a surrogate pair. */
 export function cutAt (text: string, limit: number): string {
   if (text.length <= limit) return text

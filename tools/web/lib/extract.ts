@@ -2,12 +2,17 @@
 // the per-page character cap. Never throws: every failure becomes the result's `error`.
 import type { Dispatcher } from 'undici'
 import type { AllowList } from './address.ts'
-import { cutAt, decodeBody, kindOf, parseMediaType, prettyJson, tidyText, type ContentKind } from './content.ts'
+import { cutAt, decodeBody, formatText, kindOf, parseMediaType, type ContentKind } from './content.ts'
 import { fetchPage, FetchFailedError, type FetchedPage } from './fetch-page.ts'
-import { htmlToMarkdown } from './html.ts'
+import { ConversionStoppedError, type HtmlConverter } from './html-pool.ts'
 import { UrlRefusedError } from './ssrf.ts'
 
 export const MAX_REDIRECTS = 5
+/**
+ * JSON and text bodies longer than this are formatted in a worker too: the work is linear, but a
+ * body at the download limit took up to 2 s (5 MB of nested JSON arrays) on the event loop.
+ */
+export const INLINE_TEXT_CHARS = 65_536
 
 export interface PageResult {
   url: string
@@ -33,6 +38,8 @@ export interface ExtractOptions {
   maxBytes: number
   /** Deadline of this one page: connection, redirects and body. */
   timeoutMs: number
+  /** Converts HTML (and formats large JSON and text) off the event loop; `signal` stops it. */
+  converter: HtmlConverter
 }
 
 /** A UrlRefusedError raised inside the connection (the guarded DNS lookup) arrives wrapped, or not. */
@@ -79,14 +86,18 @@ interface Converted {
   capped: boolean
 }
 
-/** The page as a model reads it: markdown of the HTML, pretty JSON, or tidied text. */
-function convert (text: string, kind: Exclude<ContentKind, 'unsupported'>, pageUrl: string, charLimit: number): Converted | { error: string } {
-  if (kind !== 'html') return { content: kind === 'json' ? prettyJson(text) : tidyText(text), title: null, pruned: false, capped: false }
+/** The page as a model reads it: markdown of the HTML (converted in a worker), pretty JSON, or tidied text. */
+async function convert (text: string, kind: Exclude<ContentKind, 'unsupported'>, pageUrl: string, options: ExtractOptions): Promise<Converted | { error: string }> {
   try {
-    const extracted = htmlToMarkdown(text, pageUrl, charLimit)
+    if (kind !== 'html') {
+      const content = text.length <= INLINE_TEXT_CHARS ? formatText(text, kind) : await options.converter.format(text, kind, options.signal)
+      return { content, title: null, pruned: false, capped: false }
+    }
+    const extracted = await options.converter.convert({ html: text, pageUrl, charLimit: options.charLimit }, options.signal)
     return { content: extracted.markdown, title: extracted.title, pruned: extracted.pruned, capped: extracted.capped }
   } catch (err) {
-    return { error: `could not convert the HTML page: ${(err as Error).message}` }
+    if (err instanceof ConversionStoppedError) return { error: err.message }
+    return { error: `could not convert the ${kind === 'html' ? 'HTML page' : 'page'}: ${(err as Error).message}` }
   }
 }
 
@@ -129,7 +140,7 @@ export async function extractPage (url: string, options: ExtractOptions): Promis
     result.error = `cannot extract ${what}: web_extract reads HTML, plain text, markdown and JSON only`
     return result
   }
-  const converted = convert(decodeBody(page.body, type, kind, page.cut), kind, page.finalUrl, options.charLimit)
+  const converted = await convert(decodeBody(page.body, type, kind, page.cut), kind, page.finalUrl, options)
   if ('error' in converted) {
     result.error = converted.error
     return result

@@ -6,10 +6,11 @@
 // - turndown turns the resulting HTML into markdown, which keeps headings, lists, links and code
 //   blocks in a form a model reads well at a fraction of the tokens of HTML.
 // When Readability finds no article (a home page, a short page), the whole body is converted.
-// All of this is synchronous CPU work that blocks the event loop (Readability alone takes seconds on
-// a few MB of dense markup), so it is bounded: scripts, styles and the like are cut out as text
-// first, the markup is capped, Readability is skipped on pages too big or too deep for it, and only
-// as much of the article as char_limit can show is converted. Worst case measured: about 1.5 s.
+// All of this is synchronous CPU work (Readability alone takes seconds on a few MB of dense markup).
+// web_extract runs it in a worker thread (html-pool.ts), so that it blocks no other call; it is also
+// bounded: scripts, styles and the like are cut out as text first, the markup is capped, a page
+// nested deeper than MAX_DEPTH is refused, Readability is skipped on pages too big or too deep for
+// it, and only as much of the article as char_limit can show is converted.
 import { Readability } from '@mozilla/readability'
 import { parseHTML } from 'linkedom'
 import TurndownService from 'turndown'
@@ -32,6 +33,12 @@ export const MAX_HTML_CHARS = 1_000_000
  * 300 000, 4 s at 1.2 million, 12 s for 1 000 nested divs); above this the body is converted instead.
  */
 export const MAX_READABILITY_COST = 300_000
+
+/**
+ * Deepest element nesting converted. Real pages stay within a few dozen levels; the conversion
+ * recurses per level (deep enough, it overflows the stack) and time grows with depth times size.
+ */
+export const MAX_DEPTH = 1_000
 
 const HEAVY = ['script', 'style', 'noscript', 'template', 'svg', 'iframe', 'object', 'canvas'] as const
 
@@ -125,13 +132,15 @@ function prune (node: DomNode, budget: number): number {
 
 /**
  * The sum of every element's depth, in one pass (document order visits parents first). Readability's
- * own maxElemsToParse cannot serve: linkedom's getElementsByTagName('*') finds nothing.
+ * own maxElemsToParse cannot serve: linkedom's getElementsByTagName('*') finds nothing. Throws on a
+ * page nested deeper than MAX_DEPTH, before anything recurses through it.
  */
 function readabilityCost (document: LinkedDocument): number {
   const depths = new Map<unknown, number>()
   let total = 0
   for (const element of document.querySelectorAll('*')) {
     const depth = (depths.get(element.parentNode) ?? 0) + 1
+    if (depth > MAX_DEPTH) throw new Error(`the page nests its elements more than ${MAX_DEPTH} levels deep, too deep to convert`)
     depths.set(element, depth)
     total += depth
   }
