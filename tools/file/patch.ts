@@ -5,6 +5,7 @@ import { registry, toolResult } from '../../src/registry/index.ts'
 import { configOf } from '../../src/config/of.ts'
 import { ensureParentFolders, writeFileAtomic } from './lib/atomic-write.ts'
 import { failure, FileToolError } from './lib/errors.ts'
+import { closestInWorker } from './lib/edit-pool.ts'
 import { readTextForEdit } from './lib/file-io.ts'
 import { FILE_LIMITS } from './lib/limits.ts'
 import { openAndResolve, requireFile } from './lib/paths.ts'
@@ -35,7 +36,8 @@ async function replaceMode (workspaceRoot: string, args: Record<string, unknown>
   const { resolved } = await openAndResolve(workspaceRoot, path)
   const stats = requireFile(resolved, 'patch edits a file.')
   const before = await readTextForEdit(resolved)
-  const replaced = replaceExact(path, before, args.old_string, args.new_string, args.replace_all === true)
+  const findClosest = (text: string, needle: string): ReturnType<typeof closestInWorker> => closestInWorker(text, needle, signal)
+  const replaced = await replaceExact(path, before, args.old_string, args.new_string, args.replace_all === true, findClosest)
   if (Buffer.byteLength(replaced.text) > FILE_LIMITS.maxWriteBytes) {
     throw new FileToolError(`The edited file would be larger than ${FILE_LIMITS.maxWriteBytes} bytes; nothing was changed.`, { path })
   }
@@ -56,7 +58,7 @@ async function diffMode (workspaceRoot: string, args: Record<string, unknown>, s
     throw new FileToolError('patch is required in patch mode: a unified diff ("--- a/file", "+++ b/file", "@@ ... @@" hunks)')
   }
   const workspace = await openWorkspace(workspaceRoot)
-  const planned = await planUnifiedPatch(workspace, args.patch, args.path as string | undefined)
+  const planned = await planUnifiedPatch(workspace, args.patch, args.path as string | undefined, signal)
   if (signal.aborted) throw signal.reason
   const files: Array<Record<string, unknown>> = []
   for (const file of planned) {
