@@ -130,6 +130,7 @@ registry.register({
         offset,
         limit,
         start: { relative: start.relative, real: start.real, isFile: start.stats.isFile() },
+        root: workspace.real,
         signal: ctx.signal
       })
       const { body, used } = pageBody(target === 'files' ? 'names' : outputMode, outcome.items, context)

@@ -4,6 +4,7 @@
 import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { binaryReason } from './binary.ts'
+import { checkOpenedInside } from './confine.ts'
 import { globSpec, withGlobHits } from './glob-batches.ts'
 import { FILE_LIMITS } from './limits.ts'
 import { RegexMatcher, type FileMatches } from './regex-worker.ts'
@@ -23,6 +24,8 @@ export interface SearchRequest {
   offset: number
   limit: number
   start: { relative: string, real: string, isFile: boolean }
+  /** The workspace root, real. */
+  root: string
   signal: AbortSignal
 }
 
@@ -53,7 +56,7 @@ function relativeTo (start: SearchRequest['start'], path: string): string {
   return start.relative === '.' ? path : path.slice(start.relative.length + 1)
 }
 
-async function readCandidate (file: WalkedFile, skipped: Record<string, number>): Promise<string | undefined> {
+async function readCandidate (file: WalkedFile, root: string, skipped: Record<string, number>): Promise<string | undefined> {
   const bump = (why: string): undefined => { skipped[why] = (skipped[why] ?? 0) + 1 }
   let handle
   try {
@@ -62,8 +65,10 @@ async function readCandidate (file: WalkedFile, skipped: Record<string, number>)
     return bump('unreadable')
   }
   try {
-    const stats = await handle.stat()
+    // Opened where the walk found it, inside the workspace: a folder swapped for a link is not followed.
+    const stats = await checkOpenedInside(handle, file.real, root, file.relative)
     if (!stats.isFile()) return bump('not_regular')
+    if (stats.nlink > 1) return bump('hard_linked')
     if (stats.size > FILE_LIMITS.searchMaxFileBytes) return bump('too_large')
     const buffer = await handle.readFile()
     if (binaryReason(buffer.subarray(0, FILE_LIMITS.sniffBytes)) !== undefined) return bump('binary')
@@ -114,7 +119,7 @@ async function searchContents (files: Hits, matcher: RegexMatcher, request: Sear
       progress.stoppedBy = `the limit of ${FILE_LIMITS.searchMaxFiles} files read was reached`
       break
     }
-    const text = await readCandidate(file, progress.skipped)
+    const text = await readCandidate(file, request.root, progress.skipped)
     if (text === undefined) continue
     progress.filesScanned += 1
     if (!await searchText(matcher, file.relative, text, request, progress)) break
