@@ -92,3 +92,17 @@ test('patch: a diff of many hunks whose last fails answers without blocking the 
   assert.equal(outcome.status, 'error', outcome.content)
   assert.match(outcome.content, /Hunk 301 of 301 \(@@ -3500,1 \+3500,1 @@\) does not apply/)
 })
+
+test('a glob nested deeply enough to take picomatch seconds to compile is refused at once, naming the bound', async (t) => {
+  const fx = await fileFixture(t)
+  const nested = '*('.repeat(1000) + ')'.repeat(1000)
+  for (const args of [{ target: 'files', pattern: nested }, { pattern: 'x', file_glob: nested }]) {
+    const { outcome, lagMs } = await measured(() => fx.h.call('search_files', args, { timeoutMs: 20_000 }))
+    assert.ok(lagMs < MAX_LAG_MS, `event loop blocked ${Math.round(lagMs)} ms`)
+    assert.equal(outcome.status, 'error', outcome.content)
+    assert.match(outcome.content, /The glob is 3000 characters long; the limit is 1000/)
+  }
+  // Short but nested past the bound: refused too, before picomatch sees it.
+  const deep = await fx.h.call('search_files', { target: 'files', pattern: '*('.repeat(9) + 'a' + ')'.repeat(9) })
+  assert.match(deep.content, /The glob nests groups 9 levels deep; the limit is 8/)
+})
