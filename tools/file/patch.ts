@@ -32,7 +32,7 @@ function preview (path: string, before: string, after: string): string | undefin
 /** Writes the planned contents, counted against the quota first (given back when a write fails). */
 async function writeCounted (workspace: Workspace, maxBytes: number, files: Array<{ resolved: ResolvedPath, after: string }>, input: string): Promise<void> {
   const delta = files.reduce((sum, file) => sum + Buffer.byteLength(file.after) - (file.resolved.stats?.size ?? 0), 0)
-  const undo = await workspace.usage.reserve(delta, maxBytes, input)
+  const undo = await (await workspace.usage).reserve(delta, maxBytes, input)
   try {
     for (const file of files) await writeFileAtomic(file.resolved.real, file.after, file.resolved.stats, workspace.real)
   } catch (error) {

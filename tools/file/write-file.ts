@@ -46,7 +46,7 @@ registry.register({
         throw new FileToolError(`${showPath(path)} is a folder; give the path of a file inside it`, { path })
       }
       // Counted before anything is written; given back if the write fails.
-      const undo = await workspace.usage.reserve(bytes - (resolved.stats?.size ?? 0), workspaceMaxBytes, path)
+      const undo = await (await workspace.usage).reserve(bytes - (resolved.stats?.size ?? 0), workspaceMaxBytes, path)
       let createdFolders: string[]
       try {
         createdFolders = await ensureParentFolders(workspace, resolved)

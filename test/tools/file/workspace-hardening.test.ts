@@ -15,17 +15,18 @@ test('temp files of an interrupted write older than the process are removed when
   const longAgo = new Date(Date.now() - 3600_000)
   await utimes(join(fx.ws, STALE_TEMP), longAgo, longAgo)
   await utimes(join(fx.ws, 'sub/.a.txt.fedcba9876543210.tmp'), longAgo, longAgo)
-  await fx.json('read_file', { path: 'keep.txt' })
+  // A write waits for the preparation of the workspace (reads do not).
+  await fx.json('write_file', { path: 'keep.txt', content: 'kept' })
   assert.deepEqual((await readdir(fx.ws, { recursive: true })).sort(), ['keep.txt', 'sub'])
 })
 
 test('temp files are hidden: search_files never lists them, read_file and write_file refuse their names', async (t) => {
   const fx = await fileFixture(t)
   // Newer than the process: an atomic write of this process may own it, so it stays, unseen.
-  await fx.json('read_file', { path: 'nothing.txt' })
+  await fx.json('write_file', { path: 'first.txt', content: '' })
   await fx.put({ [STALE_TEMP]: 'needle in a temp\n', 'a.txt': 'needle\n' })
   const names = await fx.json('search_files', { target: 'files', pattern: '*' })
-  assert.deepEqual(names.files, ['a.txt'])
+  assert.deepEqual(names.files, ['a.txt', 'first.txt'])
   const content = await fx.json('search_files', { pattern: 'needle', output_mode: 'files_with_matches' })
   assert.deepEqual(content.files, ['a.txt'])
   for (const [tool, args] of [['read_file', { path: STALE_TEMP }], ['write_file', { path: STALE_TEMP, content: 'x' }]] as const) {

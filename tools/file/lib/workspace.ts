@@ -11,8 +11,8 @@ export interface Workspace {
   configured: string
   /** The root with every symbolic link resolved. */
   real: string
-  /** Bytes its files hold, for the quota. */
-  usage: WorkspaceUsage
+  /** Bytes its files hold, for the quota: only writes wait for the first measurement (a walk). */
+  usage: Promise<WorkspaceUsage>
 }
 
 /** One preparation per real root for the life of the process (several apps may share one). */
@@ -40,5 +40,5 @@ export async function openWorkspace (workspaceRoot: string): Promise<Workspace> 
   }
   const real = await realpath(workspaceRoot)
   if (!(await stat(real)).isDirectory()) throw new FileToolError(`The workspace root ${workspaceRoot} is not a folder (a configuration error)`)
-  return { configured: workspaceRoot, real, usage: await usageOf(real) }
+  return { configured: workspaceRoot, real, usage: usageOf(real) }
 }
