@@ -12,6 +12,7 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   TOOLS_DIR: ['toolsDir', 'string'],
   EXTRA_TOOLS_DIRS: ['extraToolsDirs', 'list'],
   WORKSPACE_ROOT: ['workspaceRoot', 'string'],
+  WORKSPACE_MAX_BYTES: ['workspaceMaxBytes', 'integer'],
   BODY_LIMIT_BYTES: ['http.bodyLimitBytes', 'integer'],
   BATCH_CONCURRENCY: ['http.batchConcurrency', 'integer'],
   SHUTDOWN_GRACE_MS: ['http.shutdownGraceMs', 'integer'],

@@ -70,6 +70,7 @@ export const ConfigSchema = Type.Object({
     description: 'Folders of your own tool modules, discovered after toolsDir (EXTRA_TOOLS_DIRS, comma-separated).'
   }),
   workspaceRoot: Type.String({ minLength: 1, default: './workspace', description: 'The only folder file tools may touch (WORKSPACE_ROOT); created at start.' }),
+  workspaceMaxBytes: Type.Integer({ minimum: 1, default: 1_073_741_824, description: 'Most bytes the files of the workspace may hold together; write_file and patch refuse a write past it (WORKSPACE_MAX_BYTES).' }),
   http: Type.Object({
     bodyLimitBytes: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'Largest request body; larger answers 413 (BODY_LIMIT_BYTES).' }),
     batchConcurrency: Type.Integer({ minimum: 1, maximum: 256, default: 8, description: 'Calls of one POST /dispatch batch run at once (BATCH_CONCURRENCY).' }),

@@ -3,14 +3,16 @@
 import { createTwoFilesPatch } from 'diff'
 import { registry, toolResult } from '../../src/registry/index.ts'
 import { configOf } from '../../src/config/of.ts'
+import type { GatewayConfig } from '../../src/config/schema.ts'
 import { ensureParentFolders, writeFileAtomic } from './lib/atomic-write.ts'
 import { failure, FileToolError } from './lib/errors.ts'
+import { closestInWorker } from './lib/edit-pool.ts'
 import { readTextForEdit } from './lib/file-io.ts'
 import { FILE_LIMITS } from './lib/limits.ts'
-import { openAndResolve, requireFile } from './lib/paths.ts'
+import { openAndResolve, requireFile, type ResolvedPath } from './lib/paths.ts'
 import { replaceExact } from './lib/replace.ts'
 import { planUnifiedPatch } from './lib/unified.ts'
-import { openWorkspace } from './lib/workspace.ts'
+import { openWorkspace, type Workspace } from './lib/workspace.ts'
 
 const PREVIEW_CHARS = 3000
 // A diff preview is a courtesy: on huge or heavily changed files it is skipped rather than waited for.
@@ -27,20 +29,33 @@ function preview (path: string, before: string, after: string): string | undefin
   return `${body.slice(0, cut > 0 ? cut : PREVIEW_CHARS)}\n… (preview cut)`
 }
 
-async function replaceMode (workspaceRoot: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+/** Writes the planned contents, counted against the quota first (given back when a write fails). */
+async function writeCounted (workspace: Workspace, maxBytes: number, files: Array<{ resolved: ResolvedPath, after: string }>, input: string): Promise<void> {
+  const delta = files.reduce((sum, file) => sum + Buffer.byteLength(file.after) - (file.resolved.stats?.size ?? 0), 0)
+  const undo = await (await workspace.usage).reserve(delta, maxBytes, input)
+  try {
+    for (const file of files) await writeFileAtomic(file.resolved.real, file.after, file.resolved.stats, workspace.real)
+  } catch (error) {
+    undo()
+    throw error
+  }
+}
+
+async function replaceMode ({ workspaceRoot, workspaceMaxBytes }: GatewayConfig, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
   const path = args.path as string | undefined
   if (path === undefined) throw new FileToolError('path is required in replace mode: the file to edit')
   if (typeof args.old_string !== 'string') throw new FileToolError('old_string is required in replace mode: the exact text to replace', { path })
   if (typeof args.new_string !== 'string') throw new FileToolError('new_string is required in replace mode: the text to put instead (may be empty)', { path })
-  const { resolved } = await openAndResolve(workspaceRoot, path)
-  const stats = requireFile(resolved, 'patch edits a file.')
+  const { workspace, resolved } = await openAndResolve(workspaceRoot, path)
+  requireFile(resolved, 'patch edits a file.')
   const before = await readTextForEdit(resolved)
-  const replaced = replaceExact(path, before, args.old_string, args.new_string, args.replace_all === true)
+  const findClosest = (text: string, needle: string): ReturnType<typeof closestInWorker> => closestInWorker(text, needle, signal)
+  const replaced = await replaceExact(path, before, args.old_string, args.new_string, args.replace_all === true, findClosest)
   if (Buffer.byteLength(replaced.text) > FILE_LIMITS.maxWriteBytes) {
     throw new FileToolError(`The edited file would be larger than ${FILE_LIMITS.maxWriteBytes} bytes; nothing was changed.`, { path })
   }
   if (signal.aborted) throw signal.reason
-  await writeFileAtomic(resolved.real, replaced.text, stats)
+  await writeCounted(workspace, workspaceMaxBytes, [{ resolved, after: replaced.text }], path)
   const diff = preview(resolved.relative, before, replaced.text)
   return toolResult({
     path: resolved.relative,
@@ -51,23 +66,20 @@ async function replaceMode (workspaceRoot: string, args: Record<string, unknown>
   })
 }
 
-async function diffMode (workspaceRoot: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+async function diffMode ({ workspaceRoot, workspaceMaxBytes }: GatewayConfig, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
   if (typeof args.patch !== 'string' || args.patch.trim() === '') {
     throw new FileToolError('patch is required in patch mode: a unified diff ("--- a/file", "+++ b/file", "@@ ... @@" hunks)')
   }
   const workspace = await openWorkspace(workspaceRoot)
-  const planned = await planUnifiedPatch(workspace, args.patch, args.path as string | undefined)
+  const planned = await planUnifiedPatch(workspace, args.patch, args.path as string | undefined, signal)
   if (signal.aborted) throw signal.reason
-  const files: Array<Record<string, unknown>> = []
-  for (const file of planned) {
-    // Every hunk of every file applied in memory; only now does anything touch the disk.
-    if (file.created) await ensureParentFolders(workspace, file.resolved)
-    if (file.created || file.after !== file.before) await writeFileAtomic(file.resolved.real, file.after, file.resolved.stats)
-    files.push({ path: file.resolved.relative, hunks_applied: file.hunks, created: file.created })
-  }
+  // Every hunk of every file applied in memory; only now does anything touch the disk.
+  const changed = planned.filter((file) => file.created || file.after !== file.before)
+  for (const file of changed) if (file.created) await ensureParentFolders(workspace, file.resolved)
+  await writeCounted(workspace, workspaceMaxBytes, changed, changed[0]?.resolved.input ?? '')
   return toolResult({
     mode: 'patch',
-    files,
+    files: planned.map((file) => ({ path: file.resolved.relative, hunks_applied: file.hunks, created: file.created })),
     hunks_applied: planned.reduce((sum, file) => sum + file.hunks, 0)
   })
 }
@@ -106,9 +118,9 @@ registry.register({
   handler: async (args, ctx) => {
     const path = args.path as string | undefined
     try {
-      const { workspaceRoot } = configOf(ctx)
+      const config = configOf(ctx)
       const mode = (args.mode as string | undefined) ?? 'replace'
-      return mode === 'patch' ? await diffMode(workspaceRoot, args, ctx.signal) : await replaceMode(workspaceRoot, args, ctx.signal)
+      return mode === 'patch' ? await diffMode(config, args, ctx.signal) : await replaceMode(config, args, ctx.signal)
     } catch (error) {
       return failure(error, path)
     }

@@ -14,6 +14,23 @@ function clamp (value: unknown, fallback: number, min: number, max: number): num
   return Math.min(max, Math.max(min, number))
 }
 
+/** Bounds what picomatch must compile on this thread: its cost grows steeply with nesting. */
+function checkGlobSize (glob: string): void {
+  const shown = glob.length > 60 ? `${glob.slice(0, 60)}…` : glob
+  if (glob.length > FILE_LIMITS.maxGlobChars) {
+    throw new FileToolError(`The glob is ${glob.length} characters long; the limit is ${FILE_LIMITS.maxGlobChars}`, { pattern: shown })
+  }
+  let depth = 0
+  let deepest = 0
+  for (const char of glob) {
+    if (char === '(' || char === '{' || char === '[') deepest = Math.max(deepest, ++depth)
+    else if ((char === ')' || char === '}' || char === ']') && depth > 0) depth -= 1
+  }
+  if (deepest > FILE_LIMITS.maxGlobNesting) {
+    throw new FileToolError(`The glob nests groups ${deepest} levels deep; the limit is ${FILE_LIMITS.maxGlobNesting}`, { pattern: shown })
+  }
+}
+
 function checkPattern (target: 'content' | 'files', pattern: string): void {
   if (target === 'content') {
     try {
@@ -25,6 +42,7 @@ function checkPattern (target: 'content' | 'files', pattern: string): void {
     return
   }
   if (pattern.trim() === '') throw new FileToolError('pattern is empty: give a glob such as "*.ts" or "src/**/*.test.ts"', { pattern })
+  checkGlobSize(pattern)
   try {
     picomatch.makeRe(pattern)
   } catch (error) {
@@ -130,6 +148,7 @@ registry.register({
         offset,
         limit,
         start: { relative: start.relative, real: start.real, isFile: start.stats.isFile() },
+        root: workspace.real,
         signal: ctx.signal
       })
       const { body, used } = pageBody(target === 'files' ? 'names' : outputMode, outcome.items, context)

@@ -40,13 +40,22 @@ registry.register({
       if (bytes > FILE_LIMITS.maxWriteBytes) {
         throw new FileToolError(`content is ${bytes} bytes, more than the ${FILE_LIMITS.maxWriteBytes}-byte limit of write_file; nothing was written`, { path })
       }
-      const { workspace, resolved } = await openAndResolve(configOf(ctx).workspaceRoot, path)
+      const { workspaceRoot, workspaceMaxBytes } = configOf(ctx)
+      const { workspace, resolved } = await openAndResolve(workspaceRoot, path)
       if (resolved.stats?.isDirectory() === true) {
         throw new FileToolError(`${showPath(path)} is a folder; give the path of a file inside it`, { path })
       }
-      const createdFolders = await ensureParentFolders(workspace, resolved)
-      if (ctx.signal.aborted) throw ctx.signal.reason
-      await writeFileAtomic(resolved.real, content, resolved.stats)
+      // Counted before anything is written; given back if the write fails.
+      const undo = await (await workspace.usage).reserve(bytes - (resolved.stats?.size ?? 0), workspaceMaxBytes, path)
+      let createdFolders: string[]
+      try {
+        createdFolders = await ensureParentFolders(workspace, resolved)
+        if (ctx.signal.aborted) throw ctx.signal.reason
+        await writeFileAtomic(resolved.real, content, resolved.stats, workspace.real)
+      } catch (error) {
+        undo()
+        throw error
+      }
       return toolResult({
         path: resolved.relative,
         bytes_written: bytes,

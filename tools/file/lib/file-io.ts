@@ -1,11 +1,14 @@
 // Opening and reading workspace files safely: never follow a link swapped in after the path check
-// (O_NOFOLLOW), never block on a FIFO (O_NONBLOCK), and re-check the type on the open descriptor.
+// (O_NOFOLLOW), never block on a FIFO (O_NONBLOCK), and check the open descriptor again: still a
+// regular file, still inside the workspace (a parent folder may have been swapped for a link), and
+// not hard-linked (another name of it may be outside).
 import { constants } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
 import { binaryReason } from './binary.ts'
+import { checkOpenedInside } from './confine.ts'
 import { FileToolError, showPath } from './errors.ts'
 import { FILE_LIMITS } from './limits.ts'
-import type { ResolvedPath } from './paths.ts'
+import { hardLinked, type ResolvedPath } from './paths.ts'
 
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
 
@@ -20,10 +23,13 @@ export async function openForRead (resolved: ResolvedPath): Promise<FileHandle> 
     }
     throw error
   }
-  const stats = await handle.stat()
-  if (!stats.isFile()) {
+  try {
+    const stats = await checkOpenedInside(handle, resolved.real, resolved.root, resolved.input)
+    if (!stats.isFile()) throw new FileToolError(`Refused path ${showPath(resolved.input)}: it is not a regular file`, { path: resolved.input })
+    if (stats.nlink > 1) throw hardLinked(resolved.input, stats.nlink)
+  } catch (error) {
     await handle.close()
-    throw new FileToolError(`Refused path ${showPath(resolved.input)}: it is not a regular file`, { path: resolved.input })
+    throw error
   }
   return handle
 }

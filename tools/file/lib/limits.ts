@@ -35,5 +35,12 @@ export const FILE_LIMITS = {
   /** search_files: most context lines before and after a match. */
   searchMaxContext: 10,
   /** search_files: characters of formatted output per page; the page ends early past it. */
-  searchOutputBudget: 60_000
+  searchOutputBudget: 60_000,
+  /**
+   * search_files: longest glob, and deepest nesting of its groups (`(...)`, `{...}`, `[...]`).
+   * picomatch compiles on the calling thread, and deeply nested extglobs take it seconds (1000
+   * levels of `*(`: 5 s); at these bounds the worst compile measured stays near 0.1 s.
+   */
+  maxGlobChars: 1000,
+  maxGlobNesting: 8
 }

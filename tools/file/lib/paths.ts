@@ -7,6 +7,7 @@ import { lstat, readlink } from 'node:fs/promises'
 import { isAbsolute, join, parse, relative, resolve, sep } from 'node:path'
 import { FileToolError, showPath } from './errors.ts'
 import { FILE_LIMITS } from './limits.ts'
+import { isTempName } from './temp-names.ts'
 import { openWorkspace, type Workspace } from './workspace.ts'
 
 export interface ResolvedPath {
@@ -18,6 +19,8 @@ export interface ResolvedPath {
   relative: string
   /** lstat of `real` when it exists (never a symbolic link, never a device, FIFO or socket). */
   stats: Stats | undefined
+  /** The workspace root, real: what an opened file is checked against again. */
+  root: string
 }
 
 function refuse (input: string, reason: string): FileToolError {
@@ -35,10 +38,20 @@ export function isInside (candidate: string, root: string): boolean {
 export function checkPathText (input: string): void {
   if (typeof input !== 'string' || input.trim() === '') throw new FileToolError('The path is empty: give a path relative to the workspace root')
   if (input.includes('\0')) throw refuse(input, 'it contains a NUL byte')
+  // Unpaired UTF-16 halves reach the file system as U+FFFD: two different inputs would name one file.
+  if (/[\uD800-\uDFFF]/u.test(input)) throw refuse(input, 'it contains a lone surrogate (a half of a UTF-16 pair, not a character)')
   const bytes = Buffer.byteLength(input)
   if (bytes > FILE_LIMITS.maxPathBytes) throw refuse(input, `it is ${bytes} bytes long, the limit is ${FILE_LIMITS.maxPathBytes}`)
   const long = input.split(/[\\/]/).find((part) => Buffer.byteLength(part) > FILE_LIMITS.maxNameBytes)
   if (long !== undefined) throw refuse(input, `the name ${showPath(long.slice(0, 40) + '…')} is longer than ${FILE_LIMITS.maxNameBytes} bytes`)
+  if (input.split(/[\\/]/).some(isTempName)) {
+    throw refuse(input, 'names of the form .<name>.<16 hex digits>.tmp are reserved for the temporary files of atomic writes')
+  }
+}
+
+/** A file with several names may share its content with a name outside the workspace: never used. */
+export function hardLinked (input: string, links: number): FileToolError {
+  return refuse(input, `it has ${links} hard links, and another of them may be outside the workspace; the file tools do not use such files (make a copy instead)`)
 }
 
 function kindOf (stats: Stats): string | undefined {
@@ -124,9 +137,10 @@ export async function resolveInWorkspace (workspace: Workspace, input: string): 
   if (physical.stats !== undefined) {
     const kind = kindOf(physical.stats)
     if (kind !== undefined) throw refuse(input, `it is ${kind}; only regular files and folders can be used`)
+    if (physical.stats.isFile() && physical.stats.nlink > 1) throw hardLinked(input, physical.stats.nlink)
   }
   const rel = relative(workspace.real, physical.real).split(sep).join('/')
-  return { input, real: physical.real, relative: rel === '' ? '.' : rel, stats: physical.stats }
+  return { input, real: physical.real, relative: rel === '' ? '.' : rel, stats: physical.stats, root: workspace.real }
 }
 
 /** Refuses a resolved path that is not an existing regular file, with a hint for folders. */

@@ -1,6 +1,6 @@
 // Exact-text replacement for the patch tool: the old text must occur exactly once (or replace_all),
 // and every failure says what to do next: where the closest lines are, or where the matches are.
-import { findClosestLines, lineNumbersAt, lineRange, numberedExcerpt } from './closest.ts'
+import { lineNumbersAt, lineRange, numberedExcerpt, type ClosestLines } from './closest.ts'
 import { FileToolError, showPath } from './errors.ts'
 
 export interface Replaced {
@@ -18,8 +18,11 @@ function indexesOf (text: string, needle: string): number[] {
   return found
 }
 
-function notFound (path: string, text: string, oldString: string): FileToolError {
-  const closest = findClosestLines(text, oldString)
+/** Finds the lines closest to a text that was not found (in a worker: it can be slow on large files). */
+export type FindClosest = (text: string, needle: string) => Promise<ClosestLines | undefined>
+
+async function notFound (path: string, text: string, oldString: string, findClosest: FindClosest): Promise<FileToolError> {
+  const closest = await findClosest(text, oldString)
   const subject = `old_string was not found in ${showPath(path)}; nothing was changed.`
   if (closest === undefined) {
     return new FileToolError(`${subject} No similar lines were found: read the file again with read_file and copy the text exactly.`, { path, matches: 0 })
@@ -40,7 +43,9 @@ function notFound (path: string, text: string, oldString: string): FileToolError
  * Replaces `oldString` by `newString` in `text`. When the file uses CRLF and the strings use bare
  * LF (read_file shows lines without their \r), the strings are adapted to CRLF.
  */
-export function replaceExact (path: string, text: string, oldString: string, newString: string, replaceAll: boolean): Replaced {
+export async function replaceExact (
+  path: string, text: string, oldString: string, newString: string, replaceAll: boolean, findClosest: FindClosest
+): Promise<Replaced> {
   if (oldString === '') throw new FileToolError('old_string is empty: give the exact text to replace (use write_file to create or overwrite a whole file)', { path })
   if (oldString === newString) throw new FileToolError('old_string and new_string are identical: there is nothing to change', { path })
   let from = oldString
@@ -51,7 +56,7 @@ export function replaceExact (path: string, text: string, oldString: string, new
     to = newString.replace(/\r?\n/g, '\r\n')
     found = indexesOf(text, from)
   }
-  if (found.length === 0) throw notFound(path, text, oldString)
+  if (found.length === 0) throw await notFound(path, text, oldString, findClosest)
   const lines = lineNumbersAt(text, found)
   if (found.length > 1 && !replaceAll) {
     const listed = lines.slice(0, MAX_LINES_LISTED).join(', ') + (lines.length > MAX_LINES_LISTED ? ', …' : '')

@@ -1,10 +1,11 @@
-// The engine of search_files: walks the files under a folder, matches names with picomatch or
-// contents with a regular expression (in a worker), and collects one page of results. Bounded by a
+// The engine of search_files: walks the files under a folder, matches names with picomatch globs or
+// contents with a regular expression (both in a worker), and collects one page of results. Bounded by a
 // deadline, the caller's signal and a count of files; says which bound stopped it.
 import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
-import picomatch from 'picomatch'
 import { binaryReason } from './binary.ts'
+import { checkOpenedInside } from './confine.ts'
+import { globSpec, withGlobHits } from './glob-batches.ts'
 import { FILE_LIMITS } from './limits.ts'
 import { RegexMatcher, type FileMatches } from './regex-worker.ts'
 import { SearchProgress } from './search-progress.ts'
@@ -23,6 +24,8 @@ export interface SearchRequest {
   offset: number
   limit: number
   start: { relative: string, real: string, isFile: boolean }
+  /** The workspace root, real. */
+  root: string
   signal: AbortSignal
 }
 
@@ -47,20 +50,13 @@ export interface SearchOutcome {
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
 const KILL_GRACE_MS = 250
 
-type Glob = (relative: string) => boolean
-
-/** A glob tested on the path relative to the search folder, or on the base name when it has no '/'. */
-export function globMatcher (glob: string): Glob {
-  return picomatch(glob, { dot: true, basename: !glob.includes('/') })
-}
-
 /** A walked path relative to the search start, which is what globs are matched against. */
 function relativeTo (start: SearchRequest['start'], path: string): string {
   if (start.isFile) return path.slice(path.lastIndexOf('/') + 1)
   return start.relative === '.' ? path : path.slice(start.relative.length + 1)
 }
 
-async function readCandidate (file: WalkedFile, skipped: Record<string, number>): Promise<string | undefined> {
+async function readCandidate (file: WalkedFile, root: string, skipped: Record<string, number>): Promise<string | undefined> {
   const bump = (why: string): undefined => { skipped[why] = (skipped[why] ?? 0) + 1 }
   let handle
   try {
@@ -69,8 +65,10 @@ async function readCandidate (file: WalkedFile, skipped: Record<string, number>)
     return bump('unreadable')
   }
   try {
-    const stats = await handle.stat()
+    // Opened where the walk found it, inside the workspace: a folder swapped for a link is not followed.
+    const stats = await checkOpenedInside(handle, file.real, root, file.relative)
     if (!stats.isFile()) return bump('not_regular')
+    if (stats.nlink > 1) return bump('hard_linked')
     if (stats.size > FILE_LIMITS.searchMaxFileBytes) return bump('too_large')
     const buffer = await handle.readFile()
     if (binaryReason(buffer.subarray(0, FILE_LIMITS.sniffBytes)) !== undefined) return bump('binary')
@@ -84,46 +82,47 @@ async function readCandidate (file: WalkedFile, skipped: Record<string, number>)
 
 export async function runSearch (workspace: Workspace, request: SearchRequest): Promise<SearchOutcome> {
   const progress = new SearchProgress(request.offset, request.limit, request.signal)
-  const fileGlob = request.fileGlob === undefined ? undefined : globMatcher(request.fileGlob)
   const files = walkFiles(workspace, request.start, progress.counters, () => progress.stopped())
-  if (request.target === 'files') await searchNames(files, request, fileGlob, progress)
-  else await searchContents(files, request, fileGlob, progress)
+  const globs = [request.target === 'files' ? request.pattern : undefined, request.fileGlob].filter((glob) => glob !== undefined).map(globSpec)
+  const matcher = new RegexMatcher(request.target === 'content' ? request.pattern : undefined, '', globs)
+  try {
+    const hits = withGlobHits(files, globs.length > 0 ? matcher : undefined, (file) => relativeTo(request.start, file.relative), progress, request.signal)
+    if (request.target === 'files') await searchNames(hits, progress)
+    else await searchContents(hits, matcher, request, progress)
+  } finally {
+    await matcher.close()
+  }
   return progress.outcome()
 }
 
+type Hits = AsyncGenerator<{ file: WalkedFile, hit: boolean }>
+
 /** Names: every entry visited counts against the files bound, whether its name matches or not. */
-async function searchNames (files: AsyncGenerator<WalkedFile>, request: SearchRequest, fileGlob: Glob | undefined, progress: SearchProgress): Promise<void> {
-  const nameGlob = globMatcher(request.pattern)
-  for await (const file of files) {
+async function searchNames (files: Hits, progress: SearchProgress): Promise<void> {
+  for await (const { file, hit } of files) {
     if (progress.stopped()) break
     if (progress.filesScanned >= FILE_LIMITS.searchMaxFiles) {
       progress.stoppedBy = `the limit of ${FILE_LIMITS.searchMaxFiles} files visited was reached`
       break
     }
     progress.filesScanned += 1
-    const relative = relativeTo(request.start, file.relative)
-    if (nameGlob(relative) && (fileGlob === undefined || fileGlob(relative)) && !progress.add({ kind: 'file', path: file.relative })) break
+    if (hit && !progress.add({ kind: 'file', path: file.relative })) break
   }
 }
 
 /** Contents: only the files read (past file_glob, neither binary, too large nor unreadable) count against the files bound. */
-async function searchContents (files: AsyncGenerator<WalkedFile>, request: SearchRequest, fileGlob: Glob | undefined, progress: SearchProgress): Promise<void> {
-  const matcher = new RegexMatcher(request.pattern)
-  try {
-    for await (const file of files) {
-      if (progress.stopped()) break
-      if (fileGlob !== undefined && !fileGlob(relativeTo(request.start, file.relative))) continue
-      if (progress.filesScanned >= FILE_LIMITS.searchMaxFiles) {
-        progress.stoppedBy = `the limit of ${FILE_LIMITS.searchMaxFiles} files read was reached`
-        break
-      }
-      const text = await readCandidate(file, progress.skipped)
-      if (text === undefined) continue
-      progress.filesScanned += 1
-      if (!await searchText(matcher, file.relative, text, request, progress)) break
+async function searchContents (files: Hits, matcher: RegexMatcher, request: SearchRequest, progress: SearchProgress): Promise<void> {
+  for await (const { file, hit } of files) {
+    if (progress.stopped()) break
+    if (!hit) continue
+    if (progress.filesScanned >= FILE_LIMITS.searchMaxFiles) {
+      progress.stoppedBy = `the limit of ${FILE_LIMITS.searchMaxFiles} files read was reached`
+      break
     }
-  } finally {
-    await matcher.close()
+    const text = await readCandidate(file, request.root, progress.skipped)
+    if (text === undefined) continue
+    progress.filesScanned += 1
+    if (!await searchText(matcher, file.relative, text, request, progress)) break
   }
 }
 

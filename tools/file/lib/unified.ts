@@ -1,8 +1,9 @@
 // Unified-diff mode of the patch tool, applied with jsdiff: every file the diff names is confined
 // to the workspace like any other path, every hunk must apply, and all files are computed in
 // memory before anything is written, so a hunk that fails changes nothing.
-import { applyPatch, parsePatch, type StructuredPatch } from 'diff'
-import { findClosestLines, lineRange, numberedExcerpt } from './closest.ts'
+import { parsePatch, type StructuredPatch } from 'diff'
+import { lineRange, numberedExcerpt, type ClosestLines } from './closest.ts'
+import { unifiedInWorker } from './edit-pool.ts'
 import { FileToolError, showPath } from './errors.ts'
 import { readTextForEdit } from './file-io.ts'
 import { FILE_LIMITS } from './limits.ts'
@@ -47,19 +48,10 @@ function hunkHeader (hunk: StructuredPatch['hunks'][number]): string {
   return `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`
 }
 
-function failingHunk (before: string, section: StructuredPatch, path: string): FileToolError {
-  let index = section.hunks.length - 1
-  for (let i = 0; i < section.hunks.length; i++) {
-    if (applyPatch(before, { ...section, hunks: section.hunks.slice(0, i + 1) }) === false) {
-      index = i
-      break
-    }
-  }
+function failingHunk (before: string, section: StructuredPatch, path: string, index: number, closest: ClosestLines | undefined): FileToolError {
   const hunk = section.hunks[index]
-  const expected = hunk.lines.filter((line) => line.startsWith(' ') || line.startsWith('-')).map((line) => line.slice(1)).join('\n')
   let message = `Hunk ${index + 1} of ${section.hunks.length} (${hunkHeader(hunk)}) does not apply to ${showPath(path)}: ` +
     'its context and removed lines were not found in the file; nothing was changed.'
-  const closest = expected.trim() === '' ? undefined : findClosestLines(before, expected)
   if (closest !== undefined) {
     message += ` The closest text is at ${lineRange(closest.startLine, closest.endLine)}${closest.whitespaceOnly ? ' (equal except for whitespace)' : ` (similarity ${closest.similarity})`}:\n` +
       numberedExcerpt(before, closest.startLine, closest.endLine)
@@ -84,7 +76,7 @@ function parse (patchText: string): StructuredPatch[] {
 }
 
 /** Computes the new content of every file the diff changes; throws, writing nothing, on any problem. */
-export async function planUnifiedPatch (workspace: Workspace, patchText: string, path: string | undefined): Promise<PlannedFile[]> {
+export async function planUnifiedPatch (workspace: Workspace, patchText: string, path: string | undefined, signal: AbortSignal): Promise<PlannedFile[]> {
   const sections = parse(patchText)
   const fromPath = path === undefined ? undefined : await resolveInWorkspace(workspace, path)
   const planned: PlannedFile[] = []
@@ -110,13 +102,12 @@ export async function planUnifiedPatch (workspace: Workspace, patchText: string,
       requireFile(resolved, 'A patch applies to a file.')
       before = await readTextForEdit(resolved)
     }
-    let after: string | false
-    try {
-      after = applyPatch(before, section)
-    } catch (error) {
-      throw new FileToolError(`The patch for ${showPath(resolved.input)} cannot be applied: ${(error as Error).message}; nothing was changed.`, { path: resolved.input })
+    const applied = await unifiedInWorker(before, section, signal)
+    if ('thrown' in applied) {
+      throw new FileToolError(`The patch for ${showPath(resolved.input)} cannot be applied: ${applied.thrown}; nothing was changed.`, { path: resolved.input })
     }
-    if (after === false) throw failingHunk(before, section, resolved.input)
+    if ('failedHunk' in applied) throw failingHunk(before, section, resolved.input, applied.failedHunk, applied.closest)
+    const after = applied.after
     if (Buffer.byteLength(after) > FILE_LIMITS.maxWriteBytes) {
       throw new FileToolError(`The patched ${showPath(resolved.input)} would be larger than ${FILE_LIMITS.maxWriteBytes} bytes; nothing was changed.`, { path: resolved.input })
     }

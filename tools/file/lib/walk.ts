@@ -1,11 +1,15 @@
 // Lists the files under a workspace folder for search_files, in a stable order (names sorted by code
-// unit, depth first). Skips .git and node_modules, devices, FIFOs and sockets; a symbolic link is
+// unit, depth first). Skips .git and node_modules, the temp files of atomic writes, devices, FIFOs
+// and sockets; each folder is listed through a descriptor checked to be inside the workspace (a
+// folder swapped for a link to outside is not listed); a symbolic link is
 // taken only when it resolves to a file inside the workspace (folder links are not followed, which
 // also rules out cycles). Stops as soon as the caller's `stopped()` says so.
 import type { Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
+import { holdFolder } from './confine.ts'
 import { resolveInWorkspace } from './paths.ts'
+import { isTempName } from './temp-names.ts'
 import type { Workspace } from './workspace.ts'
 
 export const IGNORED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules'])
@@ -38,7 +42,12 @@ async function * walkFolder (
 ): AsyncGenerator<WalkedFile> {
   let entries: Dirent[]
   try {
-    entries = await readdir(real, { withFileTypes: true })
+    const folder = await holdFolder(real, workspace.real, relative)
+    try {
+      entries = await readdir(folder.self, { withFileTypes: true })
+    } finally {
+      await folder.close()
+    }
   } catch {
     counters.unreadableFolders += 1
     return
@@ -46,6 +55,8 @@ async function * walkFolder (
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   for (const entry of entries) {
     if (stopped()) return
+    // Another write's temp file (or a crash's leftover): never a result.
+    if (isTempName(entry.name)) continue
     const childRelative = childPath(relative, entry.name)
     if (entry.isDirectory()) {
       if (IGNORED_FOLDERS.has(entry.name)) {

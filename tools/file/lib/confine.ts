@@ -1,0 +1,85 @@
+// Keeps an opened file or folder inside the workspace although the path was checked a moment
+// before: a folder on the way may have been swapped for a symbolic link since. On Linux the kernel
+// says where an open descriptor really is (/proc/self/fd/N), and a path under /proc/self/fd/N/ is
+// resolved from that held folder, as openat() and mkdirat() would: creating and renaming through it
+// cannot land anywhere else. Elsewhere, the opened object's identity (device and inode) is compared
+// with what the path resolves to now, which closes the window except for a swap back and forth.
+import type { Stats } from 'node:fs'
+import { constants } from 'node:fs'
+import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises'
+import { join } from 'node:path'
+import { FileToolError, showPath } from './errors.ts'
+import { isInside } from './paths.ts'
+
+const FOLDER_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY
+
+let procWorks: boolean | undefined
+
+/** Where the kernel says `handle` is open, or undefined where /proc/self/fd does not exist. */
+async function openedAt (handle: FileHandle): Promise<string | undefined> {
+  if (procWorks === false) return undefined
+  try {
+    const where = await readlink(`/proc/self/fd/${handle.fd}`)
+    procWorks = true
+    return where
+  } catch (error) {
+    if (procWorks === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') procWorks = false
+    if (procWorks === false) return undefined
+    throw error
+  }
+}
+
+export function swappedAway (input: string): FileToolError {
+  return new FileToolError(
+    `Refused path ${showPath(input)}: a folder on its way was replaced (by a symbolic link leading outside the workspace) while it was being opened`,
+    { path: input }
+  )
+}
+
+/** The stats of an open `handle`, after checking it is inside `root`; `path` is how it was opened. */
+export async function checkOpenedInside (handle: FileHandle, path: string, root: string, input: string): Promise<Stats> {
+  const opened = await handle.stat()
+  const where = await openedAt(handle)
+  if (where !== undefined) {
+    if (!isInside(where, root)) throw swappedAway(input)
+    return opened
+  }
+  let now: Stats
+  try {
+    const real = await realpath(path)
+    if (!isInside(real, root)) throw swappedAway(input)
+    now = await stat(real)
+  } catch (error) {
+    if (error instanceof FileToolError) throw error
+    throw swappedAway(input)
+  }
+  if (now.dev !== opened.dev || now.ino !== opened.ino) throw swappedAway(input)
+  return opened
+}
+
+/** A folder held open inside the workspace; `at(name)` names an entry of that very folder. */
+export interface HeldFolder {
+  at: (name: string) => string
+  /** The folder itself, for readdir. */
+  self: string
+  sync: () => Promise<void>
+  close: () => Promise<void>
+}
+
+export async function holdFolder (path: string, root: string, input: string): Promise<HeldFolder> {
+  const handle = await open(path, FOLDER_FLAGS)
+  try {
+    await checkOpenedInside(handle, path, root, input)
+  } catch (error) {
+    await handle.close()
+    throw error
+  }
+  const base = procWorks === true ? `/proc/self/fd/${handle.fd}` : path
+  return {
+    at: (name) => join(base, name),
+    self: base,
+    // Some file systems refuse fsync on a folder; durability of a rename is best effort there.
+    sync: async () => { await handle.sync().catch(() => {}) },
+    close: async () => { await handle.close().catch(() => {}) }
+  }
+}
