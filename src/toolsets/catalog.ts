@@ -152,14 +152,16 @@ export class ToolsetCatalog {
   }
 
   /**
-   * The registered tools a request may use. No enabled toolset means every tool; disabled toolsets
-   * are resolved and subtracted afterwards, so disabling `terminal` removes it from `debugging` too.
+   * The registered tools a request may use. An absent enabled list means every tool; a list that
+   * names nothing (empty, blanks) selects nothing, as an empty selection must never widen. Disabled
+   * toolsets are resolved and subtracted afterwards, so disabling `terminal` removes it from
+   * `debugging` too.
    */
   select (snapshot: RegistrySnapshot, selection: ToolsetSelection = {}): string[] {
-    const enabled = normalise(selection.enabled)
+    const enabled = selection.enabled === undefined ? undefined : normalise(selection.enabled)
     const disabled = normalise(selection.disabled)
-    this.#assertKnown([...enabled, ...disabled], snapshot)
-    const chosen = enabled.length === 0 ? indexOf(snapshot).all : this.#expand(enabled, snapshot)
+    this.#assertKnown([...enabled ?? [], ...disabled], snapshot)
+    const chosen = enabled === undefined ? indexOf(snapshot).all : this.#expand(enabled, snapshot)
     if (disabled.length === 0) return [...chosen]
     const removed = new Set(this.#expand(disabled, snapshot))
     return chosen.filter((tool) => !removed.has(tool))
