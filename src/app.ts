@@ -19,6 +19,7 @@ import metrics from './http/metrics.ts'
 import openapi from './http/openapi.ts'
 import rateLimit from './http/rate-limit.ts'
 import { createLogger } from './logger.ts'
+import { unknownConfigToolsets } from './reports/toolsets.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -64,6 +65,10 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
 
   app.addHook('onClose', async () => { await gateway.stop() })
   await gateway.start()
+  // Only now is every toolset known (built-ins, MCP servers, plugins): a typo grants nothing, silently.
+  for (const { where, toolset, closest } of unknownConfigToolsets(gateway)) {
+    logger.warn({ where, toolset, closest }, 'the configuration names a toolset that does not exist')
+  }
   app.lifecycle.markReady()
   return app
 }

@@ -7,6 +7,7 @@ import type { Availability } from '../availability/checker.ts'
 import type { Gateway } from '../gateway.ts'
 import type { McpServerStatus } from '../mcp/manager.ts'
 import type { ToolsetInfo } from '../toolsets/catalog.ts'
+import { unknownToolsetReferences, type UnknownToolsetReference } from '../toolsets/references.ts'
 import { McpServerState } from './tools.ts'
 
 const ToolsetView = Type.Object({
@@ -21,9 +22,22 @@ const ToolsetView = Type.Object({
   mcpServer: Type.Optional(McpServerState)
 }, { description: 'One toolset.' })
 
+const UnknownReference = Type.Object({
+  where: Type.String({ description: 'Where the configuration names it, e.g. `toolsets.research.includes`.' }),
+  toolset: Type.String({ description: 'The name as written.' }),
+  closest: Type.Array(Type.String(), { description: 'The valid toolset names closest to it, best first.' })
+}, { description: 'A toolset named by the configuration that does not exist: it grants or includes nothing.' })
+
 export const ToolsetList = Type.Object({
-  toolsets: Type.Array(ToolsetView, { description: 'Sorted by name.' })
+  toolsets: Type.Array(ToolsetView, { description: 'Sorted by name.' }),
+  unknownReferences: Type.Array(UnknownReference, { description: 'Toolsets the configuration names that do not exist (empty for a key limited to toolsets).' })
 }, { description: 'Every toolset the caller may see.' })
+
+/** Toolsets the configuration names that do not exist now; configured MCP servers count as existing. */
+export function unknownConfigToolsets (gateway: Gateway): UnknownToolsetReference[] {
+  const servers = gateway.mcp.states().flatMap((status) => [status.toolset, status.server])
+  return unknownToolsetReferences(gateway.config, gateway.catalog, gateway.registry.snapshot(), servers)
+}
 
 /** Why no tool of a toolset is available, or null when one is (REFERENCE §4: one available tool is enough). */
 function unavailableReason (info: ToolsetInfo, verdicts: ReadonlyMap<string, Availability>, server: McpServerStatus | undefined): string | null {
@@ -76,6 +90,8 @@ export async function toolsetsReport (gateway: Gateway, scope: KeyScope): Promis
         available: reason === null,
         reason
       }
-    })
+    }),
+    // The configuration of the gateway is the operator's business, not a limited key's.
+    unknownReferences: scope.restricted ? [] : unknownConfigToolsets(gateway)
   }
 }
