@@ -27,8 +27,10 @@ declare module 'fastify' {
     principal?: Principal
   }
   interface FastifyContextConfig {
-    /** Routes open to anyone even when keys are configured (health, readiness, metrics). */
+    /** Routes open to anyone even when keys are configured (health, readiness). */
     public?: boolean
+    /** Routes for operators: a key limited to toolsets is refused (metrics name every tool). */
+    operatorOnly?: boolean
   }
 }
 
@@ -76,6 +78,9 @@ function authHook (authenticator: Authenticator) {
     if (principal === undefined) {
       reply.header('www-authenticate', 'Bearer realm="tool-gateway"')
       throw new UnauthorizedError('a valid API key is required: send Authorization: Bearer <key>')
+    }
+    if (principal.toolsets !== undefined && request.routeOptions.config?.operatorOnly) {
+      throw new UnauthorizedError('this route needs an operator key: one not limited to toolsets')
     }
     request.principal = principal
   }

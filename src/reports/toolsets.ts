@@ -6,6 +6,7 @@ import type { KeyScope } from '../access/key-scope.ts'
 import type { Availability } from '../availability/checker.ts'
 import type { Gateway } from '../gateway.ts'
 import type { McpServerStatus } from '../mcp/manager.ts'
+import type { RegistrySnapshot } from '../registry/types.ts'
 import type { ToolsetInfo } from '../toolsets/catalog.ts'
 import { unknownToolsetReferences, type UnknownToolsetReference } from '../toolsets/references.ts'
 import { McpServerState } from './tools.ts'
@@ -50,14 +51,36 @@ function unavailableReason (info: ToolsetInfo, verdicts: ReadonlyMap<string, Ava
   return `no tool in toolset "${info.name}" is available (${why.join('; ')})`
 }
 
-/** The toolsets a caller may see: its own and those with tools it may use; every one when unlimited. */
+/**
+ * A limited key's own toolsets and every toolset they include, aliases followed; undefined when one
+ * of them is `all` / `*`. A composite that merely contains some of the key's tools stays hidden: its
+ * description and includes would name what lies outside the key's scope.
+ */
+function reachableToolsets (gateway: Gateway, snapshot: RegistrySnapshot, own: readonly string[]): Set<string> | undefined {
+  const pending = own.flatMap((entry) => entry.split(',').map((name) => name.trim()).filter((name) => name !== ''))
+  if (pending.some((name) => name === 'all' || name === '*')) return undefined
+  const seen = new Set<string>()
+  while (pending.length > 0) {
+    const name = pending.pop()!
+    if (seen.has(name)) continue
+    seen.add(name)
+    const target = snapshot.aliases.get(name)
+    if (target !== undefined) pending.push(target)
+    pending.push(...gateway.catalog.definition(name, snapshot)?.includes ?? [])
+  }
+  return seen
+}
+
+/** The toolsets a caller may see: every one when unlimited, else those its key names or they include. */
 function visibleToolsets (gateway: Gateway, scope: KeyScope): ToolsetInfo[] {
   const snapshot = gateway.registry.snapshot()
   const allowed = scope.allowed()
-  const own = new Set(scope.toolsets)
-  return gateway.catalog.describe(snapshot)
-    .map((info) => ({ ...info, tools: allowed === undefined ? info.tools : info.tools.filter((t) => allowed.has(t)) }))
-    .filter((info) => allowed === undefined || info.tools.length > 0 || own.has(info.name))
+  const all = gateway.catalog.describe(snapshot)
+  if (allowed === undefined) return all
+  const reachable = reachableToolsets(gateway, snapshot, scope.toolsets)
+  return all
+    .filter((info) => reachable === undefined ? info.tools.some((t) => allowed.has(t)) : reachable.has(info.name))
+    .map((info) => ({ ...info, tools: info.tools.filter((t) => allowed.has(t)) }))
 }
 
 export async function toolsetsReport (gateway: Gateway, scope: KeyScope): Promise<Static<typeof ToolsetList>> {

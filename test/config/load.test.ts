@@ -47,7 +47,17 @@ test('with an empty environment every default is filled', async (t) => {
   assert.equal(config.logLevel, 'info')
   assert.equal(config.toolsDir, BUILTIN_TOOLS_DIR)
   assert.equal(config.workspaceRoot, join(cwd, 'workspace'))
-  assert.deepEqual(config.http, { bodyLimitBytes: 1_048_576, batchConcurrency: 8, maxBatchSize: 128, shutdownGraceMs: 30_000, rateLimit: { timeWindowMs: 60_000 } })
+  assert.deepEqual(config.http, {
+    bodyLimitBytes: 1_048_576,
+    batchConcurrency: 8,
+    maxBatchSize: 128,
+    requestTimeoutMs: 30_000,
+    maxConnections: 512,
+    authFailures: { max: 10, windowMs: 60_000 },
+    metricsPublic: false,
+    shutdownGraceMs: 30_000,
+    rateLimit: { timeWindowMs: 60_000 }
+  })
   assert.deepEqual(config.dispatch, { defaultTimeoutMs: 60_000, maxTimeoutMs: 600_000, maxResultChars: 1_000_000 })
   assert.deepEqual(config.availability, { ttlMs: 30_000, graceMs: 60_000, probeTimeoutMs: 2_000 })
   assert.deepEqual(config.auth, { keys: [], allowOpen: false })
