@@ -284,6 +284,23 @@ test('an unknown-field error does not echo the values beside it (they may be sec
   assert.doesNotMatch(message, /brave-very-secret/)
 })
 
+test('a malformed sha256 digest is named with its key, never echoed (it is often the key itself, pasted)', async (t) => {
+  const cwd = await tempDir(t)
+  const path = await file(cwd, 'gateway.yaml', [
+    'auth:',
+    '  keys:',
+    `    - { name: fine, sha256: ${sha256('fine')} }`,
+    '    - { name: robot, sha256: sk-live-the-real-key-0123456789 }',
+    `    - { name: short, sha256: ${sha256('x').slice(0, 63)} }`,
+    ''
+  ].join('\n'))
+  const message = await configError(loadConfig({ cwd, env: { GATEWAY_CONFIG: path } }))
+  assert.match(message, /auth\.keys\.1\.sha256 \(key "robot"\): must be 64 hexadecimal characters \(the SHA-256 digest of the key, not the key\); the value is not shown/)
+  assert.match(message, /auth\.keys\.2\.sha256 \(key "short"\): must be 64 hexadecimal characters/)
+  assert.doesNotMatch(message, /sk-live-the-real-key/)
+  assert.ok(!message.includes(sha256('x').slice(0, 63)), message)
+})
+
 test('every bad value is reported at once, with its field, its source and what was expected', async (t) => {
   const cwd = await tempDir(t)
   const path = await file(cwd, 'gateway.yaml', 'tools:\n  read_file:\n    timeoutMs: 0\nhttp:\n  maxBatchSize: many\n')
