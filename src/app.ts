@@ -2,7 +2,6 @@
 // order each needs the one before (errors, bodies, lifecycle, auth, rate limit, scope, metrics, the
 // call lifecycle, OpenAPI), then every route file under routes/. Tests build it and use inject;
 // only src/server.ts listens.
-import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import autoload from '@fastify/autoload'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
@@ -18,6 +17,7 @@ import lifecycle from './http/lifecycle.ts'
 import metrics from './http/metrics.ts'
 import openapi from './http/openapi.ts'
 import rateLimit from './http/rate-limit.ts'
+import { serverOptions } from './http/server-options.ts'
 import { createLogger } from './logger.ts'
 import { unknownConfigToolsets } from './reports/toolsets.ts'
 
@@ -44,11 +44,13 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
     // pino's Logger and Fastify's base logger type differ only in generics.
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.http.bodyLimitBytes,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    ...serverOptions(config.http),
     // The routes read comma lists and digit strings themselves: no silent type coercion of input.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } }
   })
+  // Beyond it new connections are closed on arrival: the process keeps file descriptors for its
+  // own work (tools, MCP children, logs) whatever clients do.
+  app.server.maxConnections = config.http.maxConnections
   const gateway = options.gateway ?? createGateway(config, logger)
   app.decorate('gateway', gateway)
 
