@@ -53,7 +53,9 @@ async function authApp (t: TestContext, level = 'silent'): Promise<AuthApp> {
   const env = { GATEWAY_TEST_KEY: ENV_KEY }
   const config = await loadConfig({
     cwd: dir,
-    env: { ...env, GATEWAY_CONFIG: 'gateway.yaml', TOOLS_DIR: join(dir, 'tools'), WORKSPACE_ROOT: join(dir, 'workspace'), LOG_LEVEL: level }
+    // These tests make many failed attempts from one address on purpose; the limit on guessing has
+    // its own tests (auth-failures.test.ts).
+    env: { ...env, GATEWAY_CONFIG: 'gateway.yaml', TOOLS_DIR: join(dir, 'tools'), WORKSPACE_ROOT: join(dir, 'workspace'), LOG_LEVEL: level, AUTH_FAILURE_MAX: '1000' }
   })
   const log = captureLogger()
   const app = await buildApp(config, { logger: createLogger(config, log.stream), env })
