@@ -66,7 +66,13 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   await app.register(autoload, { dir: ROUTES_DIR })
 
   app.addHook('onClose', async () => { await gateway.stop() })
-  await gateway.start()
+  try {
+    await gateway.start()
+  } catch (err) {
+    // A required plugin failed: release what start-up began (MCP children, tools) before failing.
+    await app.close()
+    throw err
+  }
   // Only now is every toolset known (built-ins, MCP servers, plugins): a typo grants nothing, silently.
   for (const { where, toolset, closest } of unknownConfigToolsets(gateway)) {
     logger.warn({ where, toolset, closest }, 'the configuration names a toolset that does not exist')

@@ -56,6 +56,7 @@ export const PluginSchema = Type.Union([
   Type.Object({
     module: Type.String({ minLength: 1, description: 'A module path or an installed package name.' }),
     allowToolOverride: Type.Optional(Type.Boolean({ description: 'Let this plugin replace tools of other toolsets.' })),
+    required: Type.Optional(Type.Boolean({ description: 'Refuse to start when this plugin fails to load (a policy the gateway must not run without).' })),
     options: Type.Optional(Type.Unknown({ description: 'Handed to the plugin as ctx.options.' }))
   }, { additionalProperties: false })
 ], { description: 'A plugin module exporting register(ctx).' })
