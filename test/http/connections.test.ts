@@ -70,6 +70,23 @@ test('slow or silent requests are closed after the request timeout, and /healthz
   }
 })
 
+test('the request timeout bounds receiving a request, not running it: a call longer than the timeout still answers', async (t) => {
+  const { app } = await buildTestApp(t, { REQUEST_TIMEOUT_MS: '200' })
+  app.gateway.registry.register(fixtureTool('slow', { handler: () => new Promise((resolve) => setTimeout(() => resolve('{"done":true}'), 1_500)) }))
+  const port = await listen(app)
+  const answer = await new Promise<{ status: number, body: string }>((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path: '/dispatch/slow', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      let body = ''
+      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on('error', reject)
+    req.end('{}')
+  })
+  assert.equal(answer.status, 200)
+  assert.equal(JSON.parse(answer.body).content, '{"done":true}')
+})
+
 test('connections beyond MAX_CONNECTIONS are closed on arrival; a freed slot serves again', async (t) => {
   const { app } = await buildTestApp(t, { MAX_CONNECTIONS: '5' })
   const port = await listen(app)
