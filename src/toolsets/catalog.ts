@@ -1,6 +1,7 @@
 // The toolsets a gateway offers right now: builtins, custom toolsets from config and the tags of
 // registered tools, resolved against one registry snapshot so a concurrent MCP refresh cannot
 // change the answer half-way through a request.
+import { closestNames } from '../closest-names.ts'
 import { InvalidConfigError, UnknownToolsetError } from '../errors.ts'
 import type { RegistrySnapshot, ToolEntry } from '../registry/types.ts'
 import { BUILTIN_TOOLSETS, getBuiltinToolset, type ToolsetDefinition } from './builtin.ts'
@@ -114,6 +115,12 @@ function normalise (names: readonly string[] | undefined): string[] {
     }
   }
   return [...out]
+}
+
+/** ` (did you mean "file"?)` for a name a typo away from valid ones, else nothing. */
+function didYouMean (name: string, valid: readonly string[]): string {
+  const closest = closestNames(name, valid)
+  return closest.length === 0 ? '' : ` (did you mean ${closest.map((n) => JSON.stringify(n)).join(' or ')}?)`
 }
 
 export class ToolsetCatalog {
@@ -241,7 +248,7 @@ export class ToolsetCatalog {
     if (unknown.length === 0 && missing.length === 0) return
     const valid = this.names(snapshot)
     const parts: string[] = []
-    if (unknown.length > 0) parts.push(`Unknown toolset${unknown.length > 1 ? 's' : ''}: ${unknown.map((n) => JSON.stringify(n)).join(', ')}.`)
+    if (unknown.length > 0) parts.push(`Unknown toolset${unknown.length > 1 ? 's' : ''}: ${unknown.map((n) => JSON.stringify(n) + didYouMean(n, valid)).join(', ')}.`)
     for (const { include, by } of missing) parts.push(`Toolset "${by}" includes unknown toolset ${JSON.stringify(include)}.`)
     parts.push(`Valid toolsets: ${valid.join(', ')}.`)
     throw new UnknownToolsetError(parts.join(' '), { unknown: [...new Set([...unknown, ...missing.map((m) => m.include)])], valid })

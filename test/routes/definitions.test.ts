@@ -67,6 +67,10 @@ test('an unknown toolset is a 400 naming it and listing the valid ones', async (
   assert.match(body.message, /nope/)
   assert.match(body.message, /alsonope/)
   for (const valid of ['file', 'web', 'terminal', 'safe', 'debugging', 'plugin-audit', 'all']) assert.match(body.message, new RegExp(valid))
+  // A typo gets the names it most likely meant.
+  const typo = await app.inject('/definitions?toolsets=fiel,debuging')
+  assert.equal(typo.statusCode, 400)
+  assert.match(typo.json().message, /Unknown toolsets: "fiel" \(did you mean "file"\?\), "debuging" \(did you mean "debugging"\?\)\./)
   const disabled = await app.inject('/definitions?disabled=ghost')
   assert.equal(disabled.statusCode, 400)
   assert.match(disabled.json().message, /ghost/)
