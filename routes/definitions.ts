@@ -3,12 +3,12 @@
 // nothing new costs a look-up and a 304.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { commaList } from '../src/http/query.ts'
+import { commaList, selectionList } from '../src/http/query.ts'
 import { ToolsetList } from '../src/http/schemas.ts'
 
 const Query = Type.Object({
-  toolsets: ToolsetList('Comma-separated toolsets to include; absent = every toolset the caller may use; `all` and `*` allowed.'),
-  disabled: ToolsetList('Comma-separated toolsets to leave out (wins over toolsets).'),
+  toolsets: ToolsetList('Comma-separated toolsets to include; absent = every toolset the caller may use; `all` and `*` allowed; present but naming none (`toolsets=`) is a 400.'),
+  disabled: ToolsetList('Comma-separated toolsets to leave out (wins over toolsets); empty = none left out.'),
   format: Type.Optional(Type.Enum(['openai'], { default: 'openai', description: 'Output format; only `openai` (Chat Completions tools).' }))
 }, { additionalProperties: false })
 
@@ -30,7 +30,7 @@ const definitionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { toolsets, disabled } = request.query
     const scope = request.scope
     const key = `${toolsets ?? ''}\n${disabled ?? ''}\n${scope.cacheKey}`
-    const payload = await app.gateway.definitions.buildFor(key, () => scope.select(commaList(toolsets), commaList(disabled)))
+    const payload = await app.gateway.definitions.buildFor(key, () => scope.select(selectionList(toolsets, 'toolsets'), commaList(disabled)))
     reply.header('etag', payload.etag).header('cache-control', 'no-cache')
     if (request.headers['if-none-match'] === payload.etag) {
       app.metrics.definitionsServed(304)

@@ -1,4 +1,5 @@
-// Liveness, readiness and metrics: open to orchestrators and scrapers even when keys are configured.
+// Liveness and readiness, open to orchestrators even when keys are configured, and metrics, for
+// operators (an unlimited key, or open when METRICS_PUBLIC=true).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 
@@ -38,7 +39,8 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/metrics', {
-    config: { public: true },
+    // Its labels name every tool: with keys configured, only operators see it unless opened on purpose.
+    config: { public: app.gateway.config.http.metricsPublic, operatorOnly: true },
     schema: {
       summary: 'Prometheus metrics in the text exposition format',
       tags: ['health'],

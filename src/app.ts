@@ -2,7 +2,6 @@
 // order each needs the one before (errors, bodies, lifecycle, auth, rate limit, scope, metrics, the
 // call lifecycle, OpenAPI), then every route file under routes/. Tests build it and use inject;
 // only src/server.ts listens.
-import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import autoload from '@fastify/autoload'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
@@ -18,7 +17,9 @@ import lifecycle from './http/lifecycle.ts'
 import metrics from './http/metrics.ts'
 import openapi from './http/openapi.ts'
 import rateLimit from './http/rate-limit.ts'
+import { serverOptions } from './http/server-options.ts'
 import { createLogger } from './logger.ts'
+import { unknownConfigToolsets } from './reports/toolsets.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -43,11 +44,13 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
     // pino's Logger and Fastify's base logger type differ only in generics.
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.http.bodyLimitBytes,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    ...serverOptions(config.http),
     // The routes read comma lists and digit strings themselves: no silent type coercion of input.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } }
   })
+  // Beyond it new connections are closed on arrival: the process keeps file descriptors for its
+  // own work (tools, MCP children, logs) whatever clients do.
+  app.server.maxConnections = config.http.maxConnections
   const gateway = options.gateway ?? createGateway(config, logger, options.env)
   app.decorate('gateway', gateway)
 
@@ -63,7 +66,17 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   await app.register(autoload, { dir: ROUTES_DIR })
 
   app.addHook('onClose', async () => { await gateway.stop() })
-  await gateway.start()
+  try {
+    await gateway.start()
+  } catch (err) {
+    // A required plugin failed: release what start-up began (MCP children, tools) before failing.
+    await app.close()
+    throw err
+  }
+  // Only now is every toolset known (built-ins, MCP servers, plugins): a typo grants nothing, silently.
+  for (const { where, toolset, closest } of unknownConfigToolsets(gateway)) {
+    logger.warn({ where, toolset, closest }, 'the configuration names a toolset that does not exist')
+  }
   app.lifecycle.markReady()
   return app
 }

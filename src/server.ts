@@ -1,5 +1,6 @@
 // The process entry point: load and check the config, build the logger and the app, listen, and
-// drain gracefully on SIGTERM / SIGINT. A bad config exits with code 1 and a message naming the field.
+// drain gracefully on SIGTERM / SIGINT. A bad config, or a required plugin that fails to load, exits
+// with code 1 and a message naming the field or the plugin.
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.ts'
 import { loadConfig } from './config/load.ts'
@@ -17,7 +18,14 @@ async function main (): Promise<void> {
     process.exit(1)
   }
   const logger = createLogger(config)
-  const app = await buildApp(config, { logger })
+  let app
+  try {
+    app = await buildApp(config, { logger })
+  } catch (err) {
+    // Start-up refused (a required plugin failed to load): the log has the details, stderr the reason.
+    process.stderr.write(`tool-gateway: cannot start: ${(err as Error).message}\n`)
+    process.exit(1)
+  }
   // The grace given to close-with-grace is ours plus a margin, so the drain decides, not a kill.
   closeWithGrace({ delay: config.http.shutdownGraceMs + 5_000, logger }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'fatal error, shutting down')

@@ -116,6 +116,24 @@ test('a config file that cannot be read stops start-up naming the file', async (
   assert.ok(result.stderr.includes(missing), result.stderr)
 })
 
+test('a required plugin that fails to load stops start-up with exit code 1 naming it; a plain one only logs', async (t) => {
+  const { dir, env } = await sandbox(t)
+  await writeFile(join(dir, 'guard.mjs'), 'throw new Error("policy database unreachable")\n')
+  await writeFile(join(dir, 'required.yaml'), 'plugins:\n  - { module: ./guard.mjs, required: true }\n')
+  const result = await failedStart(t, { ...env, GATEWAY_CONFIG: join(dir, 'required.yaml') })
+  assert.equal(result.code, 1, result.stderr)
+  assert.match(result.stderr, /cannot start: required plugin "guard" failed to load: policy database unreachable/)
+  assert.doesNotMatch(result.stdout, /Server listening/)
+
+  await writeFile(join(dir, 'optional.yaml'), 'plugins:\n  - ./guard.mjs\n')
+  const server = startServer(t, { ...env, GATEWAY_CONFIG: join(dir, 'optional.yaml') })
+  const port = await listeningPort(server)
+  assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200)
+  assert.match(server.stdout(), /plugin failed to load; skipped/)
+  server.child.kill('SIGTERM')
+  assert.equal((await within(server.exited, EXIT_TIMEOUT_MS, 'waiting for exit', server.stdout)).code, 0)
+})
+
 test('protected mode: a non-loopback HOST without API keys refuses to start and says why', async (t) => {
   const { env } = await sandbox(t)
   const result = await failedStart(t, { ...env, HOST: '0.0.0.0' })

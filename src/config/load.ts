@@ -78,10 +78,26 @@ function allErrors (value: unknown): ReturnType<typeof Value.Errors> {
   }
 }
 
+const KEY_DIGEST = /^\/auth\/keys\/(\d+)\/sha256$/
+
+/** A bad digest is often the key itself, pasted in its place: name the key, never echo the value. */
+function keyDigestProblem (value: unknown, pointer: string): string | undefined {
+  const match = KEY_DIGEST.exec(pointer)
+  if (match === null) return undefined
+  const name = (value as { auth?: { keys?: Array<{ name?: unknown }> } }).auth?.keys?.[Number(match[1])]?.name
+  const label = typeof name === 'string' ? ` (key ${JSON.stringify(name)})` : ''
+  return `auth.keys.${match[1]}.sha256${label}: must be 64 hexadecimal characters (the SHA-256 digest of the key, not the key); the value is not shown`
+}
+
 function describeErrors (value: unknown, envSources: Map<string, string>): string[] {
   const lines: string[] = []
   for (const error of allErrors(value)) {
     const e = error as { instancePath: string, message: string, params?: Record<string, unknown>, keyword?: string }
+    const digest = keyDigestProblem(value, e.instancePath)
+    if (digest !== undefined) {
+      lines.push(digest)
+      continue
+    }
     let field = pointerToField(e.instancePath) || '(top level)'
     let message = e.message
     // The object holding an unknown field may hold secrets beside it (an API key): name, never echo.

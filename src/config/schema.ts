@@ -56,6 +56,7 @@ export const PluginSchema = Type.Union([
   Type.Object({
     module: Type.String({ minLength: 1, description: 'A module path or an installed package name.' }),
     allowToolOverride: Type.Optional(Type.Boolean({ description: 'Let this plugin replace tools of other toolsets.' })),
+    required: Type.Optional(Type.Boolean({ description: 'Refuse to start when this plugin fails to load (a policy the gateway must not run without).' })),
     options: Type.Optional(Type.Unknown({ description: 'Handed to the plugin as ctx.options.' }))
   }, { additionalProperties: false })
 ], { description: 'A plugin module exporting register(ctx).' })
@@ -75,6 +76,13 @@ export const ConfigSchema = Type.Object({
     bodyLimitBytes: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'Largest request body; larger answers 413 (BODY_LIMIT_BYTES).' }),
     batchConcurrency: Type.Integer({ minimum: 1, maximum: 256, default: 8, description: 'Calls of one POST /dispatch batch run at once (BATCH_CONCURRENCY).' }),
     maxBatchSize: Type.Integer({ minimum: 1, maximum: 1024, default: 128, description: 'Most tool calls in one batch.' }),
+    requestTimeoutMs: PositiveMs('Longest time to receive one request, headers and body; a slower one is answered 408 and its connection closed (REQUEST_TIMEOUT_MS).', 30_000),
+    maxConnections: Type.Integer({ minimum: 1, default: 512, description: 'Open connections served at once; more are closed on arrival, so slow clients cannot exhaust file descriptors (MAX_CONNECTIONS).' }),
+    authFailures: Type.Object({
+      max: Type.Integer({ minimum: 1, default: 10, description: 'Failed authentications one client address may make per window; then 429 with Retry-After until the window ends (AUTH_FAILURE_MAX).' }),
+      windowMs: PositiveMs('The window of authFailures.max (AUTH_FAILURE_WINDOW_MS).', 60_000)
+    }, { additionalProperties: false, default: {}, description: 'Limit on key guessing, per client address.' }),
+    metricsPublic: Type.Boolean({ default: false, description: 'Serve /metrics (whose labels name tools) without a key even when keys are configured; else it needs a key not limited to toolsets (METRICS_PUBLIC).' }),
     shutdownGraceMs: PositiveMs('On SIGTERM, how long in-flight calls may finish (SHUTDOWN_GRACE_MS).', 30_000),
     rateLimit: Type.Object({
       max: Type.Optional(Type.Integer({ minimum: 1, description: 'Requests one caller (API key, else client address) may make per window; absent = no limit (RATE_LIMIT_MAX).' })),

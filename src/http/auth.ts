@@ -2,12 +2,13 @@
 // variables and digested at boot), so the gateway never keeps a key it does not need. A presented
 // key is digested and compared with every configured digest in constant time. A key may be limited
 // to toolsets: outside them the caller sees nothing, and a dispatch answers 404 as for a tool that
-// does not exist.
+// does not exist. Failed authentications are limited per client address (auth-failures.ts).
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../config/schema.ts'
-import { UnauthorizedError } from '../errors.ts'
+import { RateLimitedError, UnauthorizedError } from '../errors.ts'
+import { AuthFailures } from './auth-failures.ts'
 
 export interface Principal {
   /** The key's name from config; `anonymous` when the gateway is open. */
@@ -27,8 +28,10 @@ declare module 'fastify' {
     principal?: Principal
   }
   interface FastifyContextConfig {
-    /** Routes open to anyone even when keys are configured (health, readiness, metrics). */
+    /** Routes open to anyone even when keys are configured (health, readiness). */
     public?: boolean
+    /** Routes for operators: a key limited to toolsets is refused (metrics name every tool). */
+    operatorOnly?: boolean
   }
 }
 
@@ -69,13 +72,24 @@ export function createAuthenticator (config: GatewayConfig, env: NodeJS.ProcessE
   }
 }
 
-function authHook (authenticator: Authenticator) {
+function authHook (authenticator: Authenticator, failures: AuthFailures) {
   return async function authenticate (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (request.routeOptions.config?.public) return
+    // Checked before the key, and whatever the key: answering a right key here would tell a
+    // guesser when it found one.
+    const wait = failures.retryAfterSeconds(request.ip)
+    if (wait > 0) {
+      reply.header('retry-after', String(wait))
+      throw new RateLimitedError(`too many failed authentications from this address; retry in ${wait} s`)
+    }
     const principal = authenticator.authenticate(request.headers.authorization)
     if (principal === undefined) {
+      failures.record(request.ip)
       reply.header('www-authenticate', 'Bearer realm="tool-gateway"')
       throw new UnauthorizedError('a valid API key is required: send Authorization: Bearer <key>')
+    }
+    if (principal.toolsets !== undefined && request.routeOptions.config?.operatorOnly) {
+      throw new UnauthorizedError('this route needs an operator key: one not limited to toolsets')
     }
     request.principal = principal
   }
@@ -86,5 +100,5 @@ export default fp<{ config: GatewayConfig, env?: NodeJS.ProcessEnv }>(async func
   const authenticator = createAuthenticator(options.config, options.env)
   app.decorate('authenticator', authenticator)
   app.decorateRequest('principal', undefined)
-  if (authenticator.enabled) app.addHook('onRequest', authHook(authenticator))
+  if (authenticator.enabled) app.addHook('onRequest', authHook(authenticator, new AuthFailures(options.config.http.authFailures)))
 }, { name: 'auth' })

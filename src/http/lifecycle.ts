@@ -1,9 +1,10 @@
 // Readiness and draining, and the request id on every answer. Ready once start-up finished; on
-// shutdown the gateway drains: readiness turns 503 and new tool calls are refused with 503 and
-// Retry-After while in-flight ones finish.
+// shutdown the gateway drains: readiness turns 503, new tool calls are refused with 503 and
+// Retry-After while in-flight ones finish, and every answer says Connection: close.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { OverloadedError } from '../errors.ts'
+import { closeConnectionsWhenDraining } from './drain-connections.ts'
 
 const RETRY_AFTER_SECONDS = '5'
 
@@ -22,6 +23,7 @@ export class Lifecycle {
   #draining = false
   #inFlight = 0
   #idleWaiters: Array<() => void> = []
+  #drainListeners: Array<() => void> = []
 
   get ready (): boolean {
     return this.#ready && !this.#draining
@@ -40,7 +42,14 @@ export class Lifecycle {
   }
 
   beginDrain (): void {
+    if (this.#draining) return
     this.#draining = true
+    for (const listener of this.#drainListeners) listener()
+  }
+
+  /** Runs `listener` once, when draining begins. */
+  onDrain (listener: () => void): void {
+    this.#drainListeners.push(listener)
   }
 
   /** Counts a tool call in; pair with exactly one `leave()`. */
@@ -91,5 +100,6 @@ function wrapHandlers (app: FastifyInstance, lifecycle: Lifecycle): void {
 export default fp(async function lifecycle (app) {
   const state = new Lifecycle()
   app.decorate('lifecycle', state)
+  state.onDrain(closeConnectionsWhenDraining(app.server, state))
   wrapHandlers(app, state)
 }, { name: 'lifecycle' })

@@ -13,7 +13,8 @@ export default fp<GatewayConfig['http']['rateLimit']>(async function rateLimitin
     hook: 'preHandler',
     max: config.max,
     timeWindow: config.timeWindowMs,
-    allowList: (request) => request.routeOptions.config?.public === true,
+    // Health, readiness and metrics (for operators, on a scraper's schedule) are never limited.
+    allowList: (request) => request.routeOptions.config?.public === true || request.routeOptions.config?.operatorOnly === true,
     keyGenerator: (request) => request.principal !== undefined && request.principal.name !== 'anonymous'
       ? `key:${request.principal.name}`
       : `ip:${request.ip}`,

@@ -1,7 +1,8 @@
 // Loads the plugins the config lists, last of the three start-up phases (built-ins, MCP, plugins),
 // in config order. Each plugin's register(ctx) adds tools and hooks through ctx; a plugin that fails
 // anywhere (resolution, import, register, a refused registration, a deadline) is logged, skipped and
-// rolled back whole, so no half-loaded plugin serves anything, and the other plugins still load.
+// rolled back whole, so no half-loaded plugin serves anything, and the other plugins still load;
+// unless it is marked `required`, and then start-up fails naming it.
 import { pathToFileURL } from 'node:url'
 import type { Logger } from 'pino'
 import type { GatewayConfig, PluginConfig } from '../config/schema.ts'
@@ -215,9 +216,15 @@ class PluginSession {
   }
 }
 
+/** `required: true` on an entry: the gateway must not run without it (a policy plugin). */
+function isRequired (entry: PluginConfig): boolean {
+  return isRecord(entry) && entry.required === true
+}
+
 /**
- * Loads `options.plugins` one after another. Never throws for a plugin's fault: each failure is
- * logged at error level, rolled back and listed in `failed`.
+ * Loads `options.plugins` one after another. A plugin's fault is logged at error level, rolled back
+ * and listed in `failed`; only a plugin marked `required` turns it into a rejection (naming the
+ * plugin), and then no further plugin loads.
  */
 export async function loadPlugins (options: LoadPluginsOptions): Promise<PluginReport> {
   const { registry, hooks, config, baseDir } = options
@@ -267,6 +274,9 @@ export async function loadPlugins (options: LoadPluginsOptions): Promise<PluginR
       const failure = err instanceof PluginLoadError ? err : new PluginLoadError(name ?? module, `plugin "${name ?? module}" failed to load`, { cause: err })
       report.failed.push({ module, name, error: messageOf(err) })
       logger.error({ err: failure, plugin: name, module, rolledBack }, 'plugin failed to load; skipped (its tools and hooks removed)')
+      if (isRequired(raw)) {
+        throw new PluginLoadError(name ?? module, `required plugin "${name ?? module}" failed to load: ${messageOf(err)}`, { cause: err })
+      }
     }
   }
 

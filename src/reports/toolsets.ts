@@ -6,7 +6,9 @@ import type { KeyScope } from '../access/key-scope.ts'
 import type { Availability } from '../availability/checker.ts'
 import type { Gateway } from '../gateway.ts'
 import type { McpServerStatus } from '../mcp/manager.ts'
+import type { RegistrySnapshot } from '../registry/types.ts'
 import type { ToolsetInfo } from '../toolsets/catalog.ts'
+import { unknownToolsetReferences, type UnknownToolsetReference } from '../toolsets/references.ts'
 import { McpServerState } from './tools.ts'
 
 const ToolsetView = Type.Object({
@@ -21,9 +23,22 @@ const ToolsetView = Type.Object({
   mcpServer: Type.Optional(McpServerState)
 }, { description: 'One toolset.' })
 
+const UnknownReference = Type.Object({
+  where: Type.String({ description: 'Where the configuration names it, e.g. `toolsets.research.includes`.' }),
+  toolset: Type.String({ description: 'The name as written.' }),
+  closest: Type.Array(Type.String(), { description: 'The valid toolset names closest to it, best first.' })
+}, { description: 'A toolset named by the configuration that does not exist: it grants or includes nothing.' })
+
 export const ToolsetList = Type.Object({
-  toolsets: Type.Array(ToolsetView, { description: 'Sorted by name.' })
+  toolsets: Type.Array(ToolsetView, { description: 'Sorted by name.' }),
+  unknownReferences: Type.Array(UnknownReference, { description: 'Toolsets the configuration names that do not exist (empty for a key limited to toolsets).' })
 }, { description: 'Every toolset the caller may see.' })
+
+/** Toolsets the configuration names that do not exist now; configured MCP servers count as existing. */
+export function unknownConfigToolsets (gateway: Gateway): UnknownToolsetReference[] {
+  const servers = gateway.mcp.states().flatMap((status) => [status.toolset, status.server])
+  return unknownToolsetReferences(gateway.config, gateway.catalog, gateway.registry.snapshot(), servers)
+}
 
 /** Why no tool of a toolset is available, or null when one is (REFERENCE §4: one available tool is enough). */
 function unavailableReason (info: ToolsetInfo, verdicts: ReadonlyMap<string, Availability>, server: McpServerStatus | undefined): string | null {
@@ -36,14 +51,36 @@ function unavailableReason (info: ToolsetInfo, verdicts: ReadonlyMap<string, Ava
   return `no tool in toolset "${info.name}" is available (${why.join('; ')})`
 }
 
-/** The toolsets a caller may see: its own and those with tools it may use; every one when unlimited. */
+/**
+ * A limited key's own toolsets and every toolset they include, aliases followed; undefined when one
+ * of them is `all` / `*`. A composite that merely contains some of the key's tools stays hidden: its
+ * description and includes would name what lies outside the key's scope.
+ */
+function reachableToolsets (gateway: Gateway, snapshot: RegistrySnapshot, own: readonly string[]): Set<string> | undefined {
+  const pending = own.flatMap((entry) => entry.split(',').map((name) => name.trim()).filter((name) => name !== ''))
+  if (pending.some((name) => name === 'all' || name === '*')) return undefined
+  const seen = new Set<string>()
+  while (pending.length > 0) {
+    const name = pending.pop()!
+    if (seen.has(name)) continue
+    seen.add(name)
+    const target = snapshot.aliases.get(name)
+    if (target !== undefined) pending.push(target)
+    pending.push(...gateway.catalog.definition(name, snapshot)?.includes ?? [])
+  }
+  return seen
+}
+
+/** The toolsets a caller may see: every one when unlimited, else those its key names or they include. */
 function visibleToolsets (gateway: Gateway, scope: KeyScope): ToolsetInfo[] {
   const snapshot = gateway.registry.snapshot()
   const allowed = scope.allowed()
-  const own = new Set(scope.toolsets)
-  return gateway.catalog.describe(snapshot)
-    .map((info) => ({ ...info, tools: allowed === undefined ? info.tools : info.tools.filter((t) => allowed.has(t)) }))
-    .filter((info) => allowed === undefined || info.tools.length > 0 || own.has(info.name))
+  const all = gateway.catalog.describe(snapshot)
+  if (allowed === undefined) return all
+  const reachable = reachableToolsets(gateway, snapshot, scope.toolsets)
+  return all
+    .filter((info) => reachable === undefined ? info.tools.some((t) => allowed.has(t)) : reachable.has(info.name))
+    .map((info) => ({ ...info, tools: info.tools.filter((t) => allowed.has(t)) }))
 }
 
 export async function toolsetsReport (gateway: Gateway, scope: KeyScope): Promise<Static<typeof ToolsetList>> {
@@ -76,6 +113,8 @@ export async function toolsetsReport (gateway: Gateway, scope: KeyScope): Promis
         available: reason === null,
         reason
       }
-    })
+    }),
+    // The configuration of the gateway is the operator's business, not a limited key's.
+    unknownReferences: scope.restricted ? [] : unknownConfigToolsets(gateway)
   }
 }

@@ -1,6 +1,7 @@
 // The toolsets a gateway offers right now: builtins, custom toolsets from config and the tags of
 // registered tools, resolved against one registry snapshot so a concurrent MCP refresh cannot
 // change the answer half-way through a request.
+import { closestNames } from '../closest-names.ts'
 import { InvalidConfigError, UnknownToolsetError } from '../errors.ts'
 import type { RegistrySnapshot, ToolEntry } from '../registry/types.ts'
 import { BUILTIN_TOOLSETS, getBuiltinToolset, type ToolsetDefinition } from './builtin.ts'
@@ -116,6 +117,12 @@ function normalise (names: readonly string[] | undefined): string[] {
   return [...out]
 }
 
+/** ` (did you mean "file"?)` for a name a typo away from valid ones, else nothing. */
+function didYouMean (name: string, valid: readonly string[]): string {
+  const closest = closestNames(name, valid)
+  return closest.length === 0 ? '' : ` (did you mean ${closest.map((n) => JSON.stringify(n)).join(' or ')}?)`
+}
+
 export class ToolsetCatalog {
   readonly #custom: Map<string, ToolsetDefinition>
 
@@ -152,14 +159,16 @@ export class ToolsetCatalog {
   }
 
   /**
-   * The registered tools a request may use. No enabled toolset means every tool; disabled toolsets
-   * are resolved and subtracted afterwards, so disabling `terminal` removes it from `debugging` too.
+   * The registered tools a request may use. An absent enabled list means every tool; a list that
+   * names nothing (empty, blanks) selects nothing, as an empty selection must never widen. Disabled
+   * toolsets are resolved and subtracted afterwards, so disabling `terminal` removes it from
+   * `debugging` too.
    */
   select (snapshot: RegistrySnapshot, selection: ToolsetSelection = {}): string[] {
-    const enabled = normalise(selection.enabled)
+    const enabled = selection.enabled === undefined ? undefined : normalise(selection.enabled)
     const disabled = normalise(selection.disabled)
-    this.#assertKnown([...enabled, ...disabled], snapshot)
-    const chosen = enabled.length === 0 ? indexOf(snapshot).all : this.#expand(enabled, snapshot)
+    this.#assertKnown([...enabled ?? [], ...disabled], snapshot)
+    const chosen = enabled === undefined ? indexOf(snapshot).all : this.#expand(enabled, snapshot)
     if (disabled.length === 0) return [...chosen]
     const removed = new Set(this.#expand(disabled, snapshot))
     return chosen.filter((tool) => !removed.has(tool))
@@ -239,7 +248,7 @@ export class ToolsetCatalog {
     if (unknown.length === 0 && missing.length === 0) return
     const valid = this.names(snapshot)
     const parts: string[] = []
-    if (unknown.length > 0) parts.push(`Unknown toolset${unknown.length > 1 ? 's' : ''}: ${unknown.map((n) => JSON.stringify(n)).join(', ')}.`)
+    if (unknown.length > 0) parts.push(`Unknown toolset${unknown.length > 1 ? 's' : ''}: ${unknown.map((n) => JSON.stringify(n) + didYouMean(n, valid)).join(', ')}.`)
     for (const { include, by } of missing) parts.push(`Toolset "${by}" includes unknown toolset ${JSON.stringify(include)}.`)
     parts.push(`Valid toolsets: ${valid.join(', ')}.`)
     throw new UnknownToolsetError(parts.join(' '), { unknown: [...new Set([...unknown, ...missing.map((m) => m.include)])], valid })

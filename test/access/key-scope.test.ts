@@ -63,3 +63,12 @@ test('a limited key follows registry changes, and a toolset of its that names no
   gateway.registry.deregister('web_search')
   assert.ok(!scope.mayUse('web_search'))
 })
+
+test('a key whose toolsets name nothing (blanks, commas) may use no tool, never every tool', async () => {
+  const gateway = await gatewayWith(TOOLS)
+  const scope = new KeyScope(gateway, { name: 'blank', toolsets: [' ', ','] })
+  assert.deepEqual([...scope.allowed()!], [])
+  assert.equal(scope.mayUse('terminal'), false)
+  assert.deepEqual(scope.select(), [])
+  assert.deepEqual(scope.select(['all']), [])
+})

@@ -47,7 +47,17 @@ test('with an empty environment every default is filled', async (t) => {
   assert.equal(config.logLevel, 'info')
   assert.equal(config.toolsDir, BUILTIN_TOOLS_DIR)
   assert.equal(config.workspaceRoot, join(cwd, 'workspace'))
-  assert.deepEqual(config.http, { bodyLimitBytes: 1_048_576, batchConcurrency: 8, maxBatchSize: 128, shutdownGraceMs: 30_000, rateLimit: { timeWindowMs: 60_000 } })
+  assert.deepEqual(config.http, {
+    bodyLimitBytes: 1_048_576,
+    batchConcurrency: 8,
+    maxBatchSize: 128,
+    requestTimeoutMs: 30_000,
+    maxConnections: 512,
+    authFailures: { max: 10, windowMs: 60_000 },
+    metricsPublic: false,
+    shutdownGraceMs: 30_000,
+    rateLimit: { timeWindowMs: 60_000 }
+  })
   assert.deepEqual(config.dispatch, { defaultTimeoutMs: 60_000, maxTimeoutMs: 600_000, maxResultChars: 1_000_000 })
   assert.deepEqual(config.availability, { ttlMs: 30_000, graceMs: 60_000, probeTimeoutMs: 2_000 })
   assert.deepEqual(config.auth, { keys: [], allowOpen: false })
@@ -274,6 +284,23 @@ test('an unknown-field error does not echo the values beside it (they may be sec
   assert.doesNotMatch(message, /brave-very-secret/)
 })
 
+test('a malformed sha256 digest is named with its key, never echoed (it is often the key itself, pasted)', async (t) => {
+  const cwd = await tempDir(t)
+  const path = await file(cwd, 'gateway.yaml', [
+    'auth:',
+    '  keys:',
+    `    - { name: fine, sha256: ${sha256('fine')} }`,
+    '    - { name: robot, sha256: sk-live-the-real-key-0123456789 }',
+    `    - { name: short, sha256: ${sha256('x').slice(0, 63)} }`,
+    ''
+  ].join('\n'))
+  const message = await configError(loadConfig({ cwd, env: { GATEWAY_CONFIG: path } }))
+  assert.match(message, /auth\.keys\.1\.sha256 \(key "robot"\): must be 64 hexadecimal characters \(the SHA-256 digest of the key, not the key\); the value is not shown/)
+  assert.match(message, /auth\.keys\.2\.sha256 \(key "short"\): must be 64 hexadecimal characters/)
+  assert.doesNotMatch(message, /sk-live-the-real-key/)
+  assert.ok(!message.includes(sha256('x').slice(0, 63)), message)
+})
+
 test('every bad value is reported at once, with its field, its source and what was expected', async (t) => {
   const cwd = await tempDir(t)
   const path = await file(cwd, 'gateway.yaml', 'tools:\n  read_file:\n    timeoutMs: 0\nhttp:\n  maxBatchSize: many\n')
@@ -367,7 +394,8 @@ test('an API key digest must be 64 hex characters', async (t) => {
   const cwd = await tempDir(t)
   const path = await file(cwd, 'keys.yaml', 'auth:\n  keys:\n    - { name: short, sha256: abc123 }\n')
   const message = await configError(loadConfig({ cwd, env: { GATEWAY_CONFIG: path } }))
-  assert.match(message, /auth\.keys\.0\.sha256: must match pattern/)
+  assert.match(message, /auth\.keys\.0\.sha256 \(key "short"\): must be 64 hexadecimal characters/)
+  assert.doesNotMatch(message, /abc123/)
 })
 
 test('two API keys with the same name are refused', async (t) => {

@@ -214,6 +214,30 @@ test('a plugin that throws is logged, skipped and rolled back; the others load',
   assert.match(err.stack, /caused by: Error: database unreachable\n\s+at register .*broken\.mjs/)
 })
 
+test('a required plugin that fails to load fails the whole load, naming it; what it registered is removed', async (t) => {
+  const s = await pluginSetup(t)
+  await s.write('first.mjs', toolPlugin('first_tool', 'one'))
+  await s.write('guard.mjs', `export function register (ctx) {
+  ctx.registerTool({ name: 'guard_tool', schema: { parameters: ${OBJECT} }, handler: async () => 'x' })
+  throw new Error('policy database unreachable')
+}
+`)
+  await s.write('imports-badly.mjs', 'throw new Error("cannot load at all")\n')
+  await s.write('after.mjs', toolPlugin('after_tool', 'two'))
+  await assert.rejects(s.load(['./first.mjs', { module: './guard.mjs', required: true }, './after.mjs']), (err: Error & { code?: string }) => {
+    assert.equal(err.code, 'GW_ERR_PLUGIN_LOAD')
+    assert.equal(err.message, 'required plugin "guard" failed to load: policy database unreachable')
+    return true
+  })
+  assert.equal(s.registry.getEntry('guard_tool'), undefined)
+  assert.equal(s.registry.getEntry('after_tool'), undefined, 'nothing loads after a required plugin failed')
+  await assert.rejects(s.load([{ module: './imports-badly.mjs', required: true }]), /required plugin "imports-badly" failed to load: cannot load at all/)
+  await assert.rejects(s.load([{ module: './absent.mjs', required: true }]), /required plugin "\.\/absent\.mjs" failed to load: .*module not found/)
+  // Not required: the same failure is logged and skipped.
+  const report = await s.load([{ module: './imports-badly.mjs', required: false }])
+  assert.deepEqual(report.failed.map((f) => f.name), ['imports-badly'])
+})
+
 test('a failed override is undone: the replaced tool comes back', async (t) => {
   const s = await pluginSetup(t)
   registerBuiltin(s)

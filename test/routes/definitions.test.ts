@@ -45,6 +45,19 @@ test('toolsets, composites, all, registry tags and disabled select the tools', a
   assert.deepEqual(await get('format=openai&toolsets=file'), ['read_file'])
 })
 
+test('an empty toolsets= never widens to every tool: it is a 400; an empty disabled= subtracts nothing', async (t) => {
+  const { app } = await withTools(t)
+  for (const query of ['toolsets=', 'toolsets=%20', 'toolsets=,', 'toolsets=%20,%20,', 'toolsets=&disabled=web']) {
+    const res = await app.inject(`/definitions?${query}`)
+    assert.equal(res.statusCode, 400, query)
+    assert.equal(res.json().code, 'GW_ERR_BAD_REQUEST', query)
+    assert.match(res.json().message, /toolsets names no toolset/, query)
+  }
+  const every = names((await app.inject('/definitions')).body)
+  assert.deepEqual(names((await app.inject('/definitions?disabled=')).body), every)
+  assert.deepEqual(names((await app.inject('/definitions?disabled=,%20')).body), every)
+})
+
 test('an unknown toolset is a 400 naming it and listing the valid ones', async (t) => {
   const { app } = await withTools(t)
   const res = await app.inject('/definitions?toolsets=web,nope,alsonope')
@@ -54,6 +67,10 @@ test('an unknown toolset is a 400 naming it and listing the valid ones', async (
   assert.match(body.message, /nope/)
   assert.match(body.message, /alsonope/)
   for (const valid of ['file', 'web', 'terminal', 'safe', 'debugging', 'plugin-audit', 'all']) assert.match(body.message, new RegExp(valid))
+  // A typo gets the names it most likely meant.
+  const typo = await app.inject('/definitions?toolsets=fiel,debuging')
+  assert.equal(typo.statusCode, 400)
+  assert.match(typo.json().message, /Unknown toolsets: "fiel" \(did you mean "file"\?\), "debuging" \(did you mean "debugging"\?\)\./)
   const disabled = await app.inject('/definitions?disabled=ghost')
   assert.equal(disabled.statusCode, 400)
   assert.match(disabled.json().message, /ghost/)

@@ -130,14 +130,16 @@ test('names lists builtins, customs, registry tags, aliases, all and *, sorted',
     ['*', 'acme', 'all', 'debugging', 'file', 'foo', 'mcp-foo', 'safe', 'terminal', 'web', 'zed'])
 })
 
-test('select: no enabled list (absent or empty) means every registered tool', () => {
+test('select: an absent enabled list means every registered tool; an empty one selects none', () => {
   const catalog = new ToolsetCatalog()
   const snapshot = gateway().snapshot()
   const every = [...snapshot.tools.keys()].sort()
   assert.deepEqual(catalog.select(snapshot), every)
   assert.deepEqual(catalog.select(snapshot, {}), every)
-  assert.deepEqual(catalog.select(snapshot, { enabled: [] }), every)
-  assert.deepEqual(catalog.select(snapshot, { enabled: ['', '  '] }), every)
+  // An empty selection never widens: a list that names nothing (a key's toolset of blanks) grants nothing.
+  assert.deepEqual(catalog.select(snapshot, { enabled: [] }), [])
+  assert.deepEqual(catalog.select(snapshot, { enabled: ['', '  ', ' , '] }), [])
+  assert.deepEqual(catalog.select(snapshot, { disabled: [''] }), every)
   assert.deepEqual(catalog.select(snapshot, { disabled: ['file', 'foo'] }), ['acme_lint', 'web_extract', 'web_search'])
 })
 
