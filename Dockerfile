@@ -37,6 +37,11 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# bubblewrap confines the terminal tool's commands (README, "The terminal and its sandbox") where the
+# container runtime lets an unprivileged user create namespaces (podman, Kubernetes with user
+# namespaces); under Docker's default seccomp profile it cannot, and GET /tools says the terminal is
+# unconfined (TERMINAL_SANDBOX=bwrap turns that into no terminal at all).
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/*
 # The code stays owned by root (read-only for the process); only the workspace is writable.
 RUN mkdir -p /workspace && chown node:node /workspace
 USER node
