@@ -3,11 +3,8 @@
 // the transport on such a line, which killed the child and made every sibling tool 503.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { rm } from 'node:fs/promises'
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/client'
-import { createMcpHarness } from './helpers/harness.ts'
-import { writeScriptedServer } from './helpers/scripted-server.ts'
-import { waitForState } from './helpers/wait.ts'
+import { connectScripted } from './helpers/scripted-harness.ts'
 
 const OBJECT = { type: 'object', properties: {} }
 const TOOLS = [
@@ -16,16 +13,7 @@ const TOOLS = [
 ]
 
 test('one result over the size cap fails only its call; the connection and the sibling tools stay up', async (t) => {
-  const scripted = await writeScriptedServer(TOOLS)
-  const h = createMcpHarness({ raw: scripted.config }, { tuning: { pingIntervalMs: 0, backoffBaseMs: 20 } })
-  t.after(async () => {
-    await h.manager.stop()
-    await rm(scripted.dir, { recursive: true, force: true })
-  })
-  h.manager.start()
-  await h.manager.ready()
-  const connection = h.manager.connection('raw')!
-  await waitForState(connection, 'connected')
+  const { h, connection } = await connectScripted(t, TOOLS)
   const states: string[] = []
   connection.on('state', (state) => states.push(state))
   const pid = connection.pid

@@ -6,9 +6,8 @@ import assert from 'node:assert/strict'
 import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { buildTestApp } from '../helpers/app.ts'
-import { createMcpHarness } from './helpers/harness.ts'
 import { writeScriptedServer } from './helpers/scripted-server.ts'
-import { waitForState } from './helpers/wait.ts'
+import { connectScripted } from './helpers/scripted-harness.ts'
 
 const DEEP = (() => {
   let schema: Record<string, unknown> = { type: 'string' }
@@ -28,16 +27,7 @@ const TOOLS = [
 ]
 
 test('a tools/list with broken schemas keeps the server connected with every tool that can be repaired', async (t) => {
-  const scripted = await writeScriptedServer(TOOLS)
-  const h = createMcpHarness({ raw: scripted.config }, { tuning: { pingIntervalMs: 0, backoffBaseMs: 20 } })
-  t.after(async () => {
-    await h.manager.stop()
-    await rm(scripted.dir, { recursive: true, force: true })
-  })
-  h.manager.start()
-  await h.manager.ready()
-  const connection = h.manager.connection('raw')!
-  await waitForState(connection, 'connected')
+  const { h } = await connectScripted(t, TOOLS)
 
   const names = [...h.registry.snapshot().tools.keys()].sort()
   assert.deepEqual(names, ['mcp__raw__empty', 'mcp__raw__good', 'mcp__raw__missing', 'mcp__raw__nulled', 'mcp__raw__untyped'])

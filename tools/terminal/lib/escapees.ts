@@ -3,30 +3,27 @@
 // environment, which whatever it starts inherits; when the command is over, the gateway reads
 // /proc/<pid>/environ of the processes it may read, and kills those still carrying the marker. A
 // process that clears its environment (env -i) is not found: only the sandbox contains that.
-import { readdir, readFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { setTimeout as delay } from 'node:timers/promises'
+import { procPids } from './proc.ts'
 
 /** The variable holding the marker; its value is unique to one command. */
 export const MARKER_VARIABLE = 'TOOL_GATEWAY_COMMAND'
 
 /** The live processes (other than the gateway) whose environment holds MARKER_VARIABLE=`value`; [] without /proc. */
 export async function markedProcesses (value: string): Promise<number[]> {
-  let names: string[]
-  try {
-    names = await readdir('/proc')
-  } catch {
-    return []
-  }
+  const pids = await procPids()
+  if (pids === null) return []
   const wanted = `${MARKER_VARIABLE}=${value}\0`
   const found: number[] = []
-  await Promise.all(names.filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid).map(async (name) => {
+  await Promise.all(pids.filter((pid) => pid !== process.pid).map(async (pid) => {
     let environ: string
     try {
-      environ = await readFile(`/proc/${name}/environ`, 'utf8')
+      environ = await readFile(`/proc/${pid}/environ`, 'utf8')
     } catch {
       return // gone, or another user's process
     }
-    if (environ.startsWith(wanted) || environ.includes(`\0${wanted}`)) found.push(Number(name))
+    if (environ.startsWith(wanted) || environ.includes(`\0${wanted}`)) found.push(pid)
   }))
   return found
 }

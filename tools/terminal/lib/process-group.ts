@@ -1,7 +1,7 @@
 // Signals and watches a whole process group, so that killing a command also kills everything it
 // started (`sleep 100 &`, subshells, pipelines) and "gone" can be checked rather than assumed.
-import { readdir, readFile } from 'node:fs/promises'
 import { setTimeout as delay } from 'node:timers/promises'
+import { liveProcesses } from './proc.ts'
 
 export const DEFAULT_GRACE_MS = 2000
 
@@ -27,25 +27,9 @@ export function signalGroup (pgid: number, signal: NodeJS.Signals | 0): boolean 
  * not reap), and a zombie runs nothing.
  */
 export async function liveGroupMembers (pgid: number): Promise<number[] | null> {
-  let names: string[]
-  try {
-    names = await readdir('/proc')
-  } catch {
-    return null
-  }
-  const members: number[] = []
-  await Promise.all(names.filter((name) => /^\d+$/.test(name)).map(async (name) => {
-    let stat: string
-    try {
-      stat = await readFile(`/proc/${name}/stat`, 'utf8')
-    } catch {
-      return // exited while we looked
-    }
-    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') members.push(Number(name))
-  }))
-  return members.sort((a, b) => a - b)
+  const processes = await liveProcesses()
+  if (processes === null) return null
+  return processes.filter((entry) => entry.pgrp === pgid).map((entry) => entry.pid).sort((a, b) => a - b)
 }
 
 /** Whether any process of the group still runs. */

@@ -4,32 +4,16 @@
 // every process inside (the descendants of bwrap; in the PID namespace an orphan is adopted by the
 // sandbox's init, so a setsid child never leaves the tree), then, after the grace, SIGKILL to bwrap,
 // which takes the whole namespace down with it.
-import { readdir, readFile } from 'node:fs/promises'
 import { setTimeout as delay } from 'node:timers/promises'
+import { liveProcesses, procEntry } from './proc.ts'
 import { signalGroup, waitGroupGone, type KillGroupResult } from './process-group.ts'
 
 /** The live descendants of `root` (not `root` itself), read from /proc; null where /proc is missing. */
 export async function liveDescendants (root: number): Promise<number[] | null> {
-  let names: string[]
-  try {
-    names = await readdir('/proc')
-  } catch {
-    return null
-  }
+  const processes = await liveProcesses()
+  if (processes === null) return null
   const children = new Map<number, number[]>()
-  await Promise.all(names.filter((name) => /^\d+$/.test(name)).map(async (name) => {
-    let stat: string
-    try {
-      stat = await readFile(`/proc/${name}/stat`, 'utf8')
-    } catch {
-      return // exited while we looked
-    }
-    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    if (fields[0] === 'Z' || fields[0] === 'X') return
-    const parent = Number(fields[1])
-    children.set(parent, [...(children.get(parent) ?? []), Number(name)])
-  }))
+  for (const { pid, ppid } of processes) children.set(ppid, [...(children.get(ppid) ?? []), pid])
   const found: number[] = []
   const queue = [root]
   while (queue.length > 0) {
@@ -43,12 +27,7 @@ export async function liveDescendants (root: number): Promise<number[] | null> {
 
 /** Whether `pid` runs (a zombie does not: it may never be reaped where the container's init does not reap). */
 async function isLive (pid: number): Promise<boolean> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2))
-  } catch {
-    return false
-  }
+  return (await procEntry(pid)) !== undefined
 }
 
 /** Polls until none of `pids` runs, for at most `ms`. */
