@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp } from '../../helpers/app.ts'
+import { ensureBubblewrap } from '../../helpers/bubblewrap.ts'
 
 const ALICE = 'alice-key-6d2f9a41c7'
 const BOB = 'bob-key-0e8b3c57f2'
@@ -80,6 +81,7 @@ test('GET /tools says the terminal is unconfined when commands run without the s
 })
 
 test('GET /tools reports no note for a sandboxed terminal, and TERMINAL_SANDBOX=bwrap without bubblewrap makes it unavailable', { skip: process.platform !== 'linux' && 'bubblewrap exists only on Linux' }, async (t) => {
+  ensureBubblewrap()
   const { app } = await buildTestApp(t, { GATEWAY_ENABLE_TERMINAL: 'true', TERMINAL_SANDBOX: 'bwrap' }, { builtins: true })
   const detail = (await app.inject({ method: 'GET', url: '/tools/terminal' })).json()
   assert.equal(detail.available, true)

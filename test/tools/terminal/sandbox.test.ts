@@ -3,17 +3,17 @@
 // of reach in the bubblewrap sandbox, and a `setsid` child never outlives its call, with or without
 // the sandbox (without it, the run marker finds it).
 //
-// On Linux these tests need bubblewrap and FAIL when it is missing, rather than skip: a CI machine
-// without it would otherwise pass while testing nothing (.ci/run installs it). Elsewhere there is no
-// bubblewrap to test, and the sandboxed cases are skipped with that reason.
+// On Linux these tests need bubblewrap: they install it when it is missing and FAIL when they cannot,
+// rather than skip, so no machine passes while testing nothing. Elsewhere there is no bubblewrap to
+// test, and the sandboxed cases are skipped with that reason.
 import { before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdir, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
+import { ensureBubblewrap } from '../../helpers/bubblewrap.ts'
 import { createToolHarness, type ToolHarness } from '../../helpers/harness.ts'
 
 const LINUX = process.platform === 'linux'
@@ -22,12 +22,7 @@ const UNCONFINED = { GATEWAY_ENABLE_TERMINAL: 'true', TERMINAL_SANDBOX: 'none' }
 const onlyLinux = LINUX ? {} : { skip: 'bubblewrap exists only on Linux' }
 
 before(() => {
-  if (!LINUX) return
-  try {
-    execFileSync('bwrap', ['--version'], { stdio: 'ignore' })
-  } catch {
-    assert.fail('bubblewrap (bwrap) is not installed: apt-get install -y bubblewrap (.ci/run does it before npm test)')
-  }
+  if (LINUX) ensureBubblewrap()
 })
 
 async function harness (t: { after: (fn: () => Promise<void>) => void }, env: Record<string, string>): Promise<ToolHarness> {
