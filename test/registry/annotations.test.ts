@@ -65,6 +65,7 @@ test('annotationsFromMcp keeps the hints a server gave and drops what is not a h
     { title: 'Echo', readOnly: true, destructive: false, idempotent: true, openWorld: false })
   assert.deepEqual(annotationsFromMcp({ readOnlyHint: 'yes', destructiveHint: true, openWorldHint: null, title: 7, extra: true }), { destructive: true },
     'a server\'s wrong types are not the tool\'s fault: they are dropped, the tool is still served')
+  assert.equal(annotationsFromMcp({ title: 't'.repeat(10_000) }).title, `${'t'.repeat(200)}…`, 'a server\'s title is bounded')
   assert.deepEqual(annotationsFromMcp(undefined), {})
   assert.deepEqual(annotationsFromMcp('not an object'), {})
   const registry = new ToolRegistry()
