@@ -4,9 +4,10 @@
 import type { Tool } from '@modelcontextprotocol/client'
 import type { Logger } from 'pino'
 import { messageOf } from '../objects.ts'
+import { annotationsFromMcp } from '../registry/annotations.ts'
 import type { RegistryBatch } from '../registry/batch.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
-import type { CheckFn } from '../registry/types.ts'
+import type { CheckFn, ToolAnnotations } from '../registry/types.ts'
 import { REAL_CLOCK, type McpClock } from './clock.ts'
 import { describeTool } from './describe-tool.ts'
 import { RefreshScheduler } from './refresh-scheduler.ts'
@@ -16,6 +17,8 @@ import { normalizeInputSchema, type SchemaNormalization } from './schema.ts'
 import type { LeftOutTool } from './tool-list.ts'
 import type { Desired, SchemaWarning, SyncReport } from './tool-sync.ts'
 import { utilityTools } from './utility-tools.ts'
+
+const UTILITY_ANNOTATIONS: ToolAnnotations = Object.freeze({ readOnly: true })
 
 export interface ToolFilter {
   /** Raw MCP names to keep; wins over exclude. */
@@ -173,6 +176,7 @@ export class McpServerTools {
         toolset: this.toolset,
         schema: { description: tool.description, parameters: tool.parameters },
         handler: tool.handler,
+        annotations: tool.annotations,
         checkFn: this.#check,
         timeoutMs: this.#timeoutMs,
         origin: { kind: 'mcp', server: this.server }
@@ -229,14 +233,16 @@ export class McpServerTools {
       }
       const raw = tool.name
       const description = describeTool(this.server, tool)
+      const annotations = annotationsFromMcp(tool.annotations)
       desired.set(name, {
         name,
         raw,
         description,
         parameters: normalized.schema,
         handler: async (args, ctx) => (await this.#connection.callTool(raw, args, { signal: ctx.signal })).content,
+        annotations,
         // The raw schema stands for its normalised copy: the same input always normalises alike.
-        fingerprint: JSON.stringify([raw, description, key]),
+        fingerprint: JSON.stringify([raw, description, key, annotations]),
         warnings: normalized.warnings
       })
     }
@@ -258,6 +264,8 @@ export class McpServerTools {
       description,
       parameters,
       handler,
+      // They list and read what the server offers, nothing more.
+      annotations: UTILITY_ANNOTATIONS,
       fingerprint: JSON.stringify([tool, description, parameters]),
       warnings: []
     }))

@@ -1,5 +1,5 @@
 // What one synchronisation of an MCP server's tools with the registry works on and reports.
-import type { JsonSchema, ToolHandler } from '../registry/types.ts'
+import type { JsonSchema, ToolAnnotations, ToolHandler } from '../registry/types.ts'
 import type { LeftOutTool } from './tool-list.ts'
 
 export interface SyncReport {
@@ -16,6 +16,8 @@ export interface Desired {
   description: string
   parameters: JsonSchema
   handler: ToolHandler
+  /** The hints the server gave, under the gateway's names. */
+  annotations: ToolAnnotations
   fingerprint: string
   /** Checks of its schema that were dropped (see schema-keywords.ts), for operators. */
   warnings: readonly string[]

@@ -91,6 +91,7 @@ function optionsOf (entry: ToolEntry): RegisterOptions {
     timeoutMs: entry.timeoutMs,
     dynamicSchemaOverrides: entry.dynamicSchemaOverrides,
     dispose: entry.dispose,
+    annotations: entry.annotations,
     origin: entry.origin
   }
 }

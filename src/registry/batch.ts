@@ -9,6 +9,7 @@ import {
   type CheckFn, type JsonSchema, type RegisterOptions, type RegistrySnapshot, type ToolEntry, type ToolOrigin
 } from './types.ts'
 import { validateRegistration } from './validate-registration.ts'
+import { copyAnnotations } from './annotations.ts'
 
 const BUILTIN: ToolOrigin = Object.freeze({ kind: 'builtin' })
 
@@ -94,6 +95,7 @@ function createEntry (options: RegisterOptions, origin: ToolOrigin): ToolEntry {
     timeoutMs: options.timeoutMs,
     dynamicSchemaOverrides: options.dynamicSchemaOverrides,
     dispose: options.dispose,
+    annotations: copyAnnotations(options.annotations),
     origin
   })
 }

@@ -48,6 +48,26 @@ export interface ToolSchema {
   parameters: JsonSchema
 }
 
+/**
+ * What a tool says about its own behaviour, for clients deciding whether to ask a human first or
+ * to retry: hints, never enforced by the gateway (a tool that lies is not stopped). MCP clients get
+ * them as the tool's `annotations` (`readOnlyHint`, ...; see annotations.ts). An undeclared hint
+ * takes the MCP default, the cautious assumption: readOnly false, destructive true, idempotent
+ * false, openWorld true. `destructive` and `idempotent` mean something only when readOnly is false.
+ */
+export interface ToolAnnotations {
+  /** It changes nothing in its environment (reads, searches, fetches). */
+  readOnly?: boolean
+  /** It may delete or overwrite what was there (as opposed to only adding). */
+  destructive?: boolean
+  /** Calling it again with the same arguments has no further effect. */
+  idempotent?: boolean
+  /** It reaches an open world of outside entities (the web, any host); false: a closed domain such as the workspace. */
+  openWorld?: boolean
+  /** A human-readable name for client interfaces. */
+  title?: string
+}
+
 /** Options a tool module passes to `registry.register(...)`. */
 export interface RegisterOptions {
   name: string
@@ -66,6 +86,8 @@ export interface RegisterOptions {
   dynamicSchemaOverrides?: () => Partial<ToolSchema> & Record<string, unknown>
   /** Called once when the gateway shuts down: release what the tool holds (child processes, sockets). */
   dispose?: () => Promise<void> | void
+  /** Hints about its behaviour for clients (shown in /tools, sent to MCP clients); none declared means the MCP defaults. */
+  annotations?: ToolAnnotations
   /** Replace a tool of another toolset (refused without it). */
   override?: boolean
   origin?: ToolOrigin
@@ -85,6 +107,8 @@ export interface ToolEntry {
   readonly timeoutMs?: number
   readonly dynamicSchemaOverrides?: () => Partial<ToolSchema> & Record<string, unknown>
   readonly dispose?: () => Promise<void> | void
+  /** The declared hints only (frozen; empty when none). */
+  readonly annotations: Readonly<ToolAnnotations>
   readonly origin: ToolOrigin
 }
 

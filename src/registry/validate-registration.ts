@@ -2,6 +2,7 @@
 // with a message naming the field, instead of confusing a model or an HTTP client later.
 import { InvalidToolError } from '../errors.ts'
 import type { RegisterOptions } from './types.ts'
+import { annotationProblems } from './annotations.ts'
 import { isRecord } from '../objects.ts'
 
 /** The OpenAI and Anthropic rule for function names. */
@@ -43,5 +44,6 @@ export function validateRegistration (options: RegisterOptions): void {
   if (timeout !== undefined && !(typeof timeout === 'number' && Number.isInteger(timeout) && timeout > 0)) {
     problems.push('timeoutMs must be a whole number of milliseconds > 0')
   }
+  problems.push(...annotationProblems(options.annotations))
   if (problems.length > 0) throw new InvalidToolError(`cannot register ${label}: ${problems.join('; ')}`)
 }

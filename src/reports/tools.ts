@@ -12,6 +12,14 @@ const Origin = Type.Object({
   server: Type.Optional(Type.String({ description: 'The MCP server that provides it.' }))
 }, { description: 'Provenance of the tool.' })
 
+const Annotations = Type.Object({
+  readOnly: Type.Optional(Type.Boolean({ description: 'It changes nothing in its environment. Default when absent: false.' })),
+  destructive: Type.Optional(Type.Boolean({ description: 'It may delete or overwrite (meaningful when not read-only). Default when absent: true.' })),
+  idempotent: Type.Optional(Type.Boolean({ description: 'A repeat with the same arguments has no further effect (meaningful when not read-only). Default when absent: false.' })),
+  openWorld: Type.Optional(Type.Boolean({ description: 'It reaches outside entities (the web, other hosts) rather than a closed domain. Default when absent: true.' })),
+  title: Type.Optional(Type.String({ description: 'A human-readable name.' }))
+}, { description: 'The hints the tool declared about its behaviour (its MCP server\'s, for an MCP tool), as MCP clients get them (readOnlyHint, ...); an absent hint takes the MCP default. Hints, not enforced.' })
+
 const ToolStatus = Type.Object({
   name: Type.String({ description: 'The tool name.' }),
   toolset: Type.String({ description: 'The toolset tag it registered with.' }),
@@ -20,7 +28,8 @@ const ToolStatus = Type.Object({
   requiresEnv: Type.Array(Type.String(), { description: 'Environment variables it needs (information only).' }),
   emoji: Type.String({ description: 'Display emoji.' }),
   description: Type.String({ description: 'What the tool does.' }),
-  origin: Origin
+  origin: Origin,
+  annotations: Annotations
 }, { description: 'One tool as an operator sees it.' })
 
 export const McpServerState = Type.Object({
@@ -65,7 +74,8 @@ export const ToolDetail = Type.Object({
   }, { description: 'Effective limits.' }),
   available: Type.Boolean({ description: 'Whether its availability check passes now.' }),
   reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it is unavailable; null when none.' }),
-  origin: Origin
+  origin: Origin,
+  annotations: Annotations
 }, { description: 'One tool in full.' })
 
 function originOf (origin: ToolOrigin): Static<typeof Origin> {
@@ -91,7 +101,8 @@ export async function toolsReport (gateway: Gateway, scope: KeyScope, toolset?: 
       requiresEnv: [...entry.requiresEnv],
       emoji: entry.emoji,
       description: entry.description,
-      origin: originOf(entry.origin)
+      origin: originOf(entry.origin),
+      annotations: { ...entry.annotations }
     }
   })
   const available = tools.filter((t) => t.available).length
@@ -124,6 +135,7 @@ export async function toolDetail (gateway: Gateway, scope: KeyScope, name: strin
     },
     available: verdict.available,
     reason: verdict.reason ?? null,
-    origin: originOf(entry.origin)
+    origin: originOf(entry.origin),
+    annotations: { ...entry.annotations }
   }
 }

@@ -33,6 +33,7 @@ test('a plugin tool keeps every registration option; maxResultSizeChars and dyna
     requiresEnv: ['BIG_TOKEN'],
     timeoutMs: 1234,
     emoji: '📦',
+    annotations: { readOnly: true, openWorld: false, title: 'Big output' },
     origin: { kind: 'builtin' }
   })
 }
@@ -49,6 +50,7 @@ test('a plugin tool keeps every registration option; maxResultSizeChars and dyna
   assert.equal(entry.timeoutMs, 1234)
   assert.deepEqual(entry.requiresEnv, ['BIG_TOKEN'])
   assert.equal(entry.emoji, '📦')
+  assert.deepEqual(entry.annotations, { readOnly: true, openWorld: false, title: 'Big output' })
   assert.equal(typeof entry.checkFn, 'function')
 
   const outcome = await s.dispatcher.dispatch({ name: 'big_output', args: { n: 1000 } })
@@ -143,7 +145,9 @@ test('an unknown hook name is a load error naming the valid hooks; what the plug
 
 /** A built-in tool `shared` in toolset `core` that answers "builtin". */
 function registerBuiltin (s: Awaited<ReturnType<typeof pluginSetup>>): void {
-  s.registry.register({ name: 'shared', toolset: 'core', schema: { parameters: { type: 'object' } }, handler: async () => 'builtin' })
+  s.registry.register({
+    name: 'shared', toolset: 'core', schema: { parameters: { type: 'object' } }, handler: async () => 'builtin', annotations: { readOnly: true }
+  })
 }
 
 const OVERRIDER = `export function register (ctx) {
@@ -250,6 +254,7 @@ test('a failed override is undone: the replaced tool comes back', async (t) => {
   assert.equal(report.failed.length, 1)
   assert.deepEqual(s.registry.getEntry('shared')!.origin, { kind: 'builtin' })
   assert.equal(s.registry.getEntry('shared')!.toolset, 'core')
+  assert.deepEqual(s.registry.getEntry('shared')!.annotations, { readOnly: true }, 'with its annotations')
   assert.equal((await s.dispatcher.dispatch({ name: 'shared', args: {} })).content, 'builtin')
 })
 

@@ -110,3 +110,13 @@ test('a tool turning unavailable leaves the answer and changes its tag', async (
   assert.deepEqual(names(second.body), ['web_search'])
   assert.notEqual(second.headers.etag, first.headers.etag)
 })
+
+test('annotations never reach /definitions: the OpenAI format has no place for them, the answer and its ETag stay the same', async (t) => {
+  const { app } = await withTools(t)
+  const before = await app.inject('/definitions')
+  app.gateway.registry.register(fixtureTool('read_file', { toolset: 'file', annotations: { readOnly: true, openWorld: false, title: 'Read a file' } }))
+  assert.deepEqual(app.gateway.registry.getEntry('read_file')!.annotations, { readOnly: true, openWorld: false, title: 'Read a file' })
+  const after = await app.inject('/definitions')
+  assert.equal(after.body, before.body)
+  assert.equal(after.headers.etag, before.headers.etag)
+})

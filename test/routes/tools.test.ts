@@ -9,7 +9,7 @@ async function setup (t: Parameters<typeof buildTestApp>[0]) {
   const { registry } = built.app.gateway
   registry.register(fixtureTool('read_file', { toolset: 'file', emoji: '📖', maxResultSizeChars: 5000 }))
   registry.register(fixtureTool('web_search', {
-    toolset: 'web', requiresEnv: ['SEARXNG_URL'], checkFn: () => ({ available: false, reason: 'no backend: set SEARXNG_URL' })
+    toolset: 'web', annotations: { readOnly: true, openWorld: true, title: 'Search the web' }, requiresEnv: ['SEARXNG_URL'], checkFn: () => ({ available: false, reason: 'no backend: set SEARXNG_URL' })
   }))
   registry.register(fixtureTool('mcp__srv__ping', { toolset: 'mcp-srv', origin: { kind: 'mcp', server: 'srv' } }))
   registry.registerAlias('srv', 'mcp-srv')
@@ -33,9 +33,11 @@ test('GET /tools lists every tool with availability and reasons; always 200', as
     requiresEnv: ['SEARXNG_URL'],
     emoji: '⚡',
     description: 'The web_search fixture tool',
-    origin: { kind: 'builtin' }
+    origin: { kind: 'builtin' },
+    annotations: { readOnly: true, openWorld: true, title: 'Search the web' }
   })
   assert.deepEqual(body.tools[0].origin, { kind: 'mcp', server: 'srv' })
+  assert.deepEqual(body.tools[0].annotations, {}, 'a tool that declares none shows an empty object: the MCP defaults apply')
   const filtered = (await app.inject('/tools?toolset=file')).json()
   assert.deepEqual(filtered.tools.map((tool: { name: string }) => tool.name), ['read_file'])
 })
@@ -49,6 +51,8 @@ test('GET /tools/:name shows one tool in full with effective limits; unknown is 
   assert.equal(body.parameters.type, 'object')
   assert.equal(body.available, true)
   assert.equal(body.reason, null)
+  assert.deepEqual(body.annotations, {})
+  assert.deepEqual((await app.inject('/tools/web_search')).json().annotations, { readOnly: true, openWorld: true, title: 'Search the web' })
   const missing = await app.inject('/tools/nope')
   assert.equal(missing.statusCode, 404)
   assert.equal(missing.json().code, 'GW_ERR_TOOL_NOT_FOUND')

@@ -88,6 +88,8 @@ registry.register({
   name: 'patch',
   toolset: 'file',
   emoji: '🩹',
+  // Edits in place; a repeat is not harmless (a replacement containing its old text applies again).
+  annotations: { title: 'Patch file', readOnly: false, destructive: true, idempotent: false, openWorld: false },
   description: [
     'Edit a text file in the workspace without rewriting all of it.',
     'mode "replace" (default): replace old_string by new_string. old_string must be the exact current text',

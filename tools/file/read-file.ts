@@ -13,6 +13,8 @@ registry.register({
   name: 'read_file',
   toolset: 'file',
   emoji: '📖',
+  // Reads only, and only inside the workspace.
+  annotations: { title: 'Read file', readOnly: true, openWorld: false },
   description: [
     'Read a UTF-8 text file from the workspace. Output is line-numbered, one line per row as `N|text`',
     '(N is the 1-based line number, not part of the file; do not copy it into edits).',

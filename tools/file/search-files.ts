@@ -93,6 +93,8 @@ registry.register({
   name: 'search_files',
   toolset: 'file',
   emoji: '🔎',
+  // Reads only, and only inside the workspace.
+  annotations: { title: 'Search files', readOnly: true, openWorld: false },
   description: [
     'Search the workspace. target "content" (default): find lines matching a JavaScript regular expression',
     '(e.g. "function\\s+load", "TODO|FIXME"; case-sensitive, use [Aa] for either case; matched line by line).',

@@ -11,6 +11,8 @@ registry.register({
   name: 'write_file',
   toolset: 'file',
   emoji: '✍️',
+  // Replaces what the file held; the same content written twice leaves the same file.
+  annotations: { title: 'Write file', readOnly: false, destructive: true, idempotent: true, openWorld: false },
   description: [
     'Create a text file in the workspace, or replace the whole content of an existing one.',
     'Missing parent folders are created. The write is atomic: the file has either its old or its new content, never a mix.',

@@ -150,6 +150,8 @@ registry.register({
   name: 'terminal',
   toolset: 'terminal',
   emoji: '💻',
+  // Any command: it may delete files and, where the sandbox is not available, reach the network.
+  annotations: { title: 'Run a shell command', readOnly: false, destructive: true, idempotent: false, openWorld: true },
   description: [
     'Run a shell command (/bin/sh -c) on the gateway machine and get back its output (stdout and stderr interleaved, in the order they arrived) and exit code.',
     'Use it to build, test, run scripts, use git, inspect the workspace.',
@@ -206,6 +208,8 @@ registry.register({
   name: 'process',
   toolset: 'terminal',
   emoji: '⚙️',
+  // kill stops processes; poll moves the caller's read position, so a repeat answers differently.
+  annotations: { title: 'Manage background processes', readOnly: false, destructive: true, idempotent: false, openWorld: false },
   description: [
     'Manage the commands started with terminal(background: true).',
     'action "list": every background process with its id, status (running, exited, killed) and exit code.',

@@ -18,6 +18,8 @@ registry.register({
   name: 'web_extract',
   toolset: 'web',
   emoji: '📰',
+  // GETs pages of any public host; changes nothing on our side.
+  annotations: { title: 'Extract web pages', readOnly: true, openWorld: true },
   description: `Fetch 1 to ${MAX_URLS} web pages (http/https) at once and return their readable content. ` +
     'HTML pages come back as markdown of the main article (menus, ads and footers removed), with the page title; ' +
     'JSON is pretty-printed; plain text and markdown are returned as they are. Images, PDFs and other binary files ' +

@@ -10,6 +10,8 @@ registry.register({
   name: 'web_search',
   toolset: 'web',
   emoji: '🔎',
+  // Asks a search engine about the open web; changes nothing.
+  annotations: { title: 'Search the web', readOnly: true, openWorld: true },
   description: 'Search the web. Returns up to `limit` results, each with a title, a URL and a short snippet. ' +
     'Use it to find pages about a topic or to check current facts, then read the most promising pages with ' +
     'web_extract (snippets are short and may be out of context). Results come from the search backend the ' +
