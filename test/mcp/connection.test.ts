@@ -153,7 +153,7 @@ test('circuit breaker: 3 consecutive failures open it for 60 s, then one half-op
 
 test('a server that dies right after connecting, again and again, also opens the circuit', async (t) => {
   const clock = new ManualClock()
-  const h = createMcpHarness({ flaky: tinyConfig({ env: { EXIT_AFTER_MS: '150' } }) }, { clock, tuning: { pingIntervalMs: 0 } })
+  const h = createMcpHarness({ flaky: tinyConfig({ env: { EXIT_AFTER_MS: '300' } }) }, { clock, tuning: { pingIntervalMs: 0 } })
   t.after(() => h.manager.stop())
   h.manager.start()
   await h.manager.ready()

@@ -1,7 +1,8 @@
 // Writes a tiny stdio MCP server (the real v2 SDK) into a temp folder, for tests that kill, hang
 // or restart servers: `slow` answers after `ms`, `pid` and `cwd` answer the child's own, `say` writes
 // stderr lines, `block` wedges the process for good. Environment knobs:
-// IGNORE_SIGTERM=1 makes it ignore SIGTERM and stdin closing; EXIT_AFTER_MS=n exits n ms after start.
+// IGNORE_SIGTERM=1 makes it ignore SIGTERM and stdin closing; EXIT_AFTER_MS=n exits n ms after the
+// client's initialized notification (after start, a loaded machine could still be connecting).
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -38,7 +39,7 @@ if (process.env.IGNORE_SIGTERM) {
   process.on('SIGTERM', () => console.error('ignoring SIGTERM'))
   setInterval(() => {}, 1000)
 }
-if (process.env.EXIT_AFTER_MS) setTimeout(() => process.exit(3), Number(process.env.EXIT_AFTER_MS))
+if (process.env.EXIT_AFTER_MS) server.server.oninitialized = () => setTimeout(() => process.exit(3), Number(process.env.EXIT_AFTER_MS))
 console.error('tiny server up, pid ' + process.pid)
 await server.connect(new StdioServerTransport())
 `
