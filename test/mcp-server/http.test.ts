@@ -119,7 +119,7 @@ test('a foreign Origin is refused 403; an allowed one passes; keys are required 
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
   const evil = await fetch(url, { method: 'POST', body, headers: { ...headers, origin: 'http://evil.example' } })
   assert.equal(evil.status, 403)
-  assert.match((await evil.json()).error.message, /evil\.example.*not allowed/)
+  assert.match(((await evil.json()) as { error: { message: string } }).error.message, /evil\.example.*not allowed/)
   const good = await fetch(url, { method: 'POST', body, headers: { ...headers, origin: 'http://localhost:6274' } })
   assert.equal(good.status, 200)
 })
