@@ -2,7 +2,7 @@
 // gets the call and `next`, and either answers itself (an invalid argument, a block) or wraps what
 // the rest of the chain answers (hooks, truncation). Each step is testable on its own.
 import type { Logger } from 'pino'
-import type { ToolEntry } from '../registry/types.ts'
+import type { ToolEntry, ToolProgress } from '../registry/types.ts'
 import type { Cancellation } from './cancellation.ts'
 import type { StepResult } from './outcome.ts'
 import { Pending } from './pending.ts'
@@ -28,6 +28,8 @@ export interface DispatchRequest {
   visible?: (tool: string) => boolean
   /** Logger of the caller (an HTTP request's, carrying its request id); default the dispatcher's. */
   logger?: Logger
+  /** Receives the handler's progress reports while the call runs (an MCP progress token). */
+  onProgress?: (update: ToolProgress) => void
 }
 
 /** Mutable state of one call as it moves through the steps. */

@@ -2,10 +2,12 @@
 // the caller's scope applied), the call is counted in flight (draining waits for it) and in the
 // metrics, and it is cancelled when its client goes away or the gateway gives up on shutdown.
 import type { FastifyRequest } from 'fastify'
+import type { KeyScope } from '../access/key-scope.ts'
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { DispatchOutcome } from '../dispatch/outcome.ts'
 import type { Pending } from '../dispatch/pending.ts'
+import type { DispatchRequest } from '../dispatch/pipeline.ts'
 import { ConnectionCancellations } from './connection-cancellations.ts'
 import { numericHeader } from './query.ts'
 
@@ -15,12 +17,29 @@ declare module 'fastify' {
   }
 }
 
+/** What another protocol over HTTP (MCP) adds to a call beside the request's own. */
+export interface CallExtras {
+  /** Aborts the call besides the connection closing (an MCP `notifications/cancelled`). */
+  signal?: AbortSignal
+  /** Receives the handler's progress reports. */
+  onProgress?: DispatchRequest['onProgress']
+  /** Narrows what the caller may call below its key's scope (an MCP toolset selection). */
+  visible?: (tool: string) => boolean
+}
+
 export interface Calls {
   /**
    * Starts one tool call for `request`. The Pending settles in the turn the call ends (the route
    * answers without a promise hop); it is also a thenable for callers that await.
    */
-  start: (request: FastifyRequest, name: string, args: unknown, callId: string | undefined) => Pending<DispatchOutcome>
+  start: (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, extras?: CallExtras) => Pending<DispatchOutcome>
+}
+
+/** Outside the caller's toolsets a tool does not exist for it; `narrower` can only take more away. */
+function visibleTo (scope: KeyScope, narrower: ((tool: string) => boolean) | undefined): ((tool: string) => boolean) | undefined {
+  if (!scope.restricted) return narrower
+  if (narrower === undefined) return (tool) => scope.mayUse(tool)
+  return (tool) => scope.mayUse(tool) && narrower(tool)
 }
 
 export default fp(async function calls (app) {
@@ -33,15 +52,14 @@ export default fp(async function calls (app) {
     lifecycle.leave()
   }
 
-  function start (request: FastifyRequest, name: string, args: unknown, callId: string | undefined): Pending<DispatchOutcome> {
+  function start (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, extras?: CallExtras): Pending<DispatchOutcome> {
     const { headers, scope } = request
     // Read before the call is counted in: a bad header throws here.
     const timeoutMs = numericHeader(headers, 'x-tool-timeout-ms')
     const maxResultChars = numericHeader(headers, 'x-max-result-chars')
     const call = {
       name,
-      // Outside the caller's toolsets a tool does not exist for it: the same answer as an unknown one.
-      visible: scope.restricted ? (tool: string) => scope.mayUse(tool) : undefined,
+      visible: visibleTo(scope, extras?.visible),
       args,
       callId,
       sessionId: headers['x-session-id'] as string | undefined,
@@ -49,6 +67,8 @@ export default fp(async function calls (app) {
       cancellation: cancellations.of(request.raw.socket),
       timeoutMs,
       maxResultChars,
+      signal: extras?.signal,
+      onProgress: extras?.onProgress,
       logger: request.log as unknown as Logger
     }
     lifecycle.enter()

@@ -25,6 +25,19 @@ export interface ToolContext {
   principal?: string
   /** The validated gateway configuration (opaque to the registry). */
   config: unknown
+  /**
+   * Tells the caller how far a long call has got (an MCP client that sent a progress token gets
+   * `notifications/progress`); does nothing when nobody listens or once the call has ended.
+   * Optional so that contexts built by hand (tests, plugins) need not provide it.
+   */
+  reportProgress?: (update: ToolProgress) => void
+}
+
+/** One progress report: `progress` should grow from one report to the next; `total` when known. */
+export interface ToolProgress {
+  progress: number
+  total?: number
+  message?: string
 }
 
 export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => Promise<string> | string

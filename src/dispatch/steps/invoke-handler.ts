@@ -4,7 +4,7 @@
 // discarded and logged.
 import { isErrorResult } from '../../registry/tool-result.ts'
 import type { Logger } from 'pino'
-import type { ToolContext, ToolEntry } from '../../registry/types.ts'
+import type { ToolContext, ToolEntry, ToolProgress } from '../../registry/types.ts'
 import { entryOf, type CallState, type Step } from '../pipeline.ts'
 import { failed, type StepResult } from '../outcome.ts'
 import type { Cancellation } from '../cancellation.ts'
@@ -107,6 +107,12 @@ class HandlerRun implements ToolContext {
 
   get logger (): Logger {
     return this.#call.logger
+  }
+
+  /** Passed on only while the call runs: a report after its end would describe a call already answered. */
+  reportProgress (update: ToolProgress): void {
+    if (this.#ended) return
+    this.#call.request.onProgress?.(update)
   }
 
   start (deadlines: DeadlineTimer, cancellation: Cancellation | undefined, callerSignal: AbortSignal | undefined): void {

@@ -1,0 +1,46 @@
+// /mcp: the gateway's tools for MCP clients over Streamable HTTP (POST messages, GET the session's
+// notification stream, DELETE to end a session). Authentication, rate limits, key scope, body limit
+// and draining run before it as for every route; here only the Origin check (DNS rebinding) is added.
+// The protocol lives in src/mcp-server/.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { ToolsetList } from '../src/http/schemas.ts'
+import { McpEndpoint } from '../src/mcp-server/endpoint.ts'
+import { originAllowed } from '../src/mcp-server/origin.ts'
+
+const Query = Type.Object({
+  toolsets: ToolsetList('Comma-separated toolsets to serve, as for /definitions; absent = every toolset the caller may use.'),
+  disabled: ToolsetList('Comma-separated toolsets to leave out (wins over toolsets).')
+}, { additionalProperties: false })
+
+const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const endpoint = new McpEndpoint(app)
+  const { allowedOrigins } = app.gateway.config.mcp
+  // Before the server stops listening: open notification streams would otherwise hold it open.
+  app.addHook('preClose', async () => { await endpoint.close() })
+
+  app.route({
+    method: ['GET', 'POST', 'DELETE'],
+    url: '/mcp',
+    config: { refusedWhileDraining: true },
+    schema: {
+      summary: 'MCP over Streamable HTTP',
+      description: 'The Model Context Protocol endpoint (protocol versions 2025-06-18 and 2025-11-25): initialize, tools/list, tools/call, ping. Bodies are JSON-RPC messages; answers are JSON-RPC over JSON or Server-Sent Events.',
+      tags: ['mcp'],
+      querystring: Query
+    },
+    onRequest: async (request, reply) => {
+      const origin = request.headers.origin
+      if (originAllowed(origin, allowedOrigins)) return
+      request.log.warn({ origin }, 'MCP request refused: origin not allowed')
+      return await reply.code(403).send({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: `Origin ${JSON.stringify(origin)} is not allowed on /mcp; add it to mcp.allowedOrigins (MCP_ALLOWED_ORIGINS)` }
+      })
+    },
+    handler: async (request, reply) => await reply.send(await endpoint.handle(request, reply))
+  })
+}
+
+export default mcpRoutes

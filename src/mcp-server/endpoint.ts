@@ -1,0 +1,116 @@
+// The /mcp endpoint behind the route: each HTTP request (already authenticated and scoped by the
+// edge's hooks) goes to its session's transport, opens a session (an `initialize` while there is
+// room), or is served statelessly by a server made for it alone. Handlers find the Fastify request
+// behind a message through the web Request handed to the SDK's transport.
+import { randomUUID } from 'node:crypto'
+import { WebStandardStreamableHTTPServerTransport, isInitializeRequest, type ServerContext } from '@modelcontextprotocol/server'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { createProtocolServer } from './protocol-server.ts'
+import { SessionStore, type McpSession } from './sessions.ts'
+
+/** Registry changes arriving within this time make one tools/list_changed per session. */
+const LIST_CHANGED_QUIET_MS = 100
+
+/** A JSON-RPC error answered by the endpoint itself, as the SDK's transport answers its own. */
+export function jsonRpcError (status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status })
+}
+
+/** The Fastify request as a web Request for the transport; the body was parsed (and size-capped) already. */
+function webRequestOf (request: FastifyRequest): Request {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item)
+  }
+  return new Request(`http://${request.host}${request.url}`, { method: request.method, headers })
+}
+
+function ownerOf (request: FastifyRequest): string {
+  return request.principal?.name ?? ''
+}
+
+export class McpEndpoint {
+  readonly #app: FastifyInstance
+  readonly #sessions: SessionStore
+  readonly #requests = new WeakMap<Request, FastifyRequest>()
+  readonly #onRegistryChange = (): void => { this.#scheduleListChanged() }
+  #listChangedTimer: NodeJS.Timeout | undefined = undefined
+
+  constructor (app: FastifyInstance) {
+    const { maxSessions, sessionIdleMs } = app.gateway.config.mcp
+    this.#app = app
+    this.#sessions = new SessionStore({ maxSessions, idleMs: sessionIdleMs, logger: app.log })
+    app.gateway.registry.on('change', this.#onRegistryChange)
+  }
+
+  get sessions (): SessionStore {
+    return this.#sessions
+  }
+
+  async handle (request: FastifyRequest, reply: FastifyReply): Promise<Response> {
+    const web = webRequestOf(request)
+    this.#requests.set(web, request)
+    const sessionId = request.headers['mcp-session-id']
+    if (typeof sessionId === 'string') {
+      const session = this.#sessions.get(sessionId, ownerOf(request))
+      // Unknown, closed, or another key's: the same answer, so ids cannot be probed.
+      if (session === undefined) return jsonRpcError(404, -32001, 'Session not found: it ended or never existed; send initialize again without Mcp-Session-Id')
+      return await session.transport.handleRequest(web, { parsedBody: request.body })
+    }
+    if (request.method !== 'POST') {
+      return jsonRpcError(400, -32000, `${request.method} /mcp needs the Mcp-Session-Id header of a session (initialize opens one)`)
+    }
+    if (isInitializeRequest(request.body) && this.#sessions.hasRoom()) return await this.#open(web, request)
+    return await this.#stateless(web, request, reply)
+  }
+
+  async close (): Promise<void> {
+    this.#app.gateway.registry.off('change', this.#onRegistryChange)
+    clearTimeout(this.#listChangedTimer)
+    await this.#sessions.closeAll()
+  }
+
+  #requestOf = (ctx: ServerContext): FastifyRequest => {
+    const request = ctx.http?.req === undefined ? undefined : this.#requests.get(ctx.http.req)
+    // Every message reaches a handler through handleRequest, which always passes its Request.
+    if (request === undefined) throw new Error('MCP message without the HTTP request that carried it')
+    return request
+  }
+
+  async #open (web: Request, request: FastifyRequest): Promise<Response> {
+    const id = randomUUID()
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessionclosed: () => { this.#sessions.forget(id) }
+    })
+    const server = createProtocolServer(this.#app, this.#requestOf)
+    const session: McpSession = { id, owner: ownerOf(request), server, transport, lastSeen: Date.now() }
+    transport.onclose = () => { this.#sessions.forget(id) }
+    await server.connect(transport)
+    this.#sessions.add(session)
+    const response = await transport.handleRequest(web, { parsedBody: request.body })
+    // A refused initialize (bad version, bad headers) leaves no session behind.
+    if (transport.sessionId === undefined) await this.#sessions.close(session)
+    else request.log.info({ mcpSession: id, sessions: this.#sessions.size }, 'MCP session opened')
+    return response
+  }
+
+  async #stateless (web: Request, request: FastifyRequest, reply: FastifyReply): Promise<Response> {
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined })
+    const server = createProtocolServer(this.#app, this.#requestOf)
+    await server.connect(transport)
+    // The answer may stream (progress before the result): the server lives until it is sent.
+    reply.raw.once('close', () => { server.close().catch(() => {}) })
+    return await transport.handleRequest(web, { parsedBody: request.body })
+  }
+
+  #scheduleListChanged (): void {
+    if (this.#listChangedTimer !== undefined) return
+    this.#listChangedTimer = setTimeout(() => {
+      this.#listChangedTimer = undefined
+      this.#sessions.toolsChanged()
+    }, LIST_CHANGED_QUIET_MS)
+    this.#listChangedTimer.unref()
+  }
+}
