@@ -1,7 +1,7 @@
 // Turns what an MCP server answers (a tools/call result, resource contents, prompt messages) into
 // the one string a tool handler returns. Text is kept, structured content becomes JSON, every
 // other block is summarised in one line, and nothing is dropped without a trace.
-import { toolError } from '../registry/tool-result.ts'
+import { isErrorResult, toolError } from '../registry/tool-result.ts'
 import { isRecord } from '../objects.ts'
 
 export interface MappedResult {
@@ -88,6 +88,9 @@ export function mapCallResult (result: unknown): MappedResult {
   if (result.isError === true) {
     // The human-readable text says what went wrong better than the structured payload does.
     const text = [...texts, ...others].join('\n')
+    // Already an error object (what another tool gateway's /mcp sends, and many tools return):
+    // wrapped again, its message would reach the caller as a JSON string inside another.
+    if (isErrorResult(text)) return { content: text, isError: true }
     const message = text !== '' ? text : structured !== undefined ? stringify(structured) : 'the MCP tool reported an error without a message'
     return { content: toolError(message), isError: true }
   }

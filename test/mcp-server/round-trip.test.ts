@@ -1,0 +1,143 @@
+// A round trip through two real gateways on loopback: gateway B has gateway A's /mcp as its
+// upstream MCP server "a", so A's tools run when called on B as mcp__a__<tool>, over B's REST
+// routes and B's own /mcp. What one gateway serves, the other must consume as it is: content,
+// schemas, annotations, errors, key scope, live changes, cancellation and a restart of A.
+import { test, type TestContext } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { FILES_KEY, OPERATOR_KEY, WRONG_KEY, startGatewayA, startGatewayB, type GatewayA, type RunningGateway } from './helpers/gateways.ts'
+import { until } from '../mcp/helpers/wait.ts'
+import { fixtureTool } from '../helpers/tools.ts'
+
+const NOTES = 'first line of the notes\nsecond line\n'
+
+interface Pair { a: GatewayA, b: RunningGateway }
+
+/** A with a real file in its workspace, and B connected to it with `key`. */
+async function pair (t: TestContext, key = OPERATOR_KEY): Promise<Pair> {
+  const a = await startGatewayA(t)
+  await mkdir(join(a.workspace, 'docs'), { recursive: true })
+  await writeFile(join(a.workspace, 'docs', 'notes.txt'), NOTES)
+  const b = await startGatewayB(t, a.current, key)
+  return { a, b }
+}
+
+async function connected (b: RunningGateway): Promise<void> {
+  const connection = b.app.gateway.mcp.connection('a')
+  await until(() => connection?.state === 'connected', `B connected to A (it is ${connection?.state}: ${connection?.lastError})`)
+}
+
+async function dispatch (gateway: RunningGateway, tool: string, args: object, headers: Record<string, string> = {}) {
+  const response = await fetch(`${gateway.base}/dispatch/${tool}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(args)
+  })
+  return { statusCode: response.status, body: await response.json() as { status: string, ok: boolean, content: string, error?: { message: string, code?: string } } }
+}
+
+async function mcpClient (t: TestContext, gateway: RunningGateway): Promise<Client> {
+  const client = new Client({ name: 'round-trip', version: '1' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.base}/mcp`)))
+  t.after(() => client.close())
+  return client
+}
+
+async function getJson (gateway: RunningGateway, path: string, key?: string): Promise<any> {
+  const response = await fetch(`${gateway.base}${path}`, { headers: key === undefined ? {} : { authorization: `Bearer ${key}` } })
+  assert.equal(response.status, 200, `GET ${path}: ${response.status}`)
+  return await response.json()
+}
+
+const textOf = (result: { content: unknown }): string => (result.content as Array<{ text: string }>).map((block) => block.text).join('')
+
+test('mcp__a__read_file on B reads the file in A\'s workspace, over B\'s REST route and B\'s /mcp', async (t) => {
+  const { b } = await pair(t)
+  await connected(b)
+  const rest = await dispatch(b, 'mcp__a__read_file', { path: 'docs/notes.txt' })
+  assert.equal(rest.statusCode, 200)
+  assert.equal(rest.body.status, 'ok', JSON.stringify(rest.body))
+  assert.match(rest.body.content, /1\|first line of the notes/)
+  assert.match(rest.body.content, /2\|second line/)
+
+  const client = await mcpClient(t, b)
+  const result = await client.callTool({ name: 'mcp__a__read_file', arguments: { path: 'docs/notes.txt' } })
+  assert.equal(result.isError, false)
+  assert.equal(textOf(result), rest.body.content, 'the same content whichever way B is asked')
+})
+
+test('B lists A\'s tools with A\'s schemas, and A\'s annotations reach B\'s /tools and B\'s /mcp', async (t) => {
+  const { a, b } = await pair(t)
+  await connected(b)
+  const fromA = await getJson(a.current, '/definitions', OPERATOR_KEY)
+  const fromB = await getJson(b, '/definitions')
+  const functionOf = (definitions: any, name: string) => definitions.find((tool: any) => tool.function.name === name)?.function
+  const schemaOf = (definitions: any, name: string) => functionOf(definitions, name)?.parameters
+  for (const tool of ['read_file', 'write_file', 'search_files', 'patch']) {
+    assert.deepEqual(schemaOf(fromB, `mcp__a__${tool}`), schemaOf(fromA, tool), `${tool}: the schema B serves is A's`)
+  }
+  // A model reads no annotations: B puts A's title before A's description (describe-tool.ts).
+  assert.equal(functionOf(fromB, 'mcp__a__read_file').description, `Read file: ${functionOf(fromA, 'read_file').description}`)
+
+  const tools = await getJson(b, '/tools')
+  const readFile = tools.tools.find((tool: any) => tool.name === 'mcp__a__read_file')
+  assert.deepEqual(readFile.annotations, { title: 'Read file', readOnly: true, openWorld: false })
+  assert.deepEqual(readFile.origin, { kind: 'mcp', server: 'a' })
+  const writeFileTool = tools.tools.find((tool: any) => tool.name === 'mcp__a__write_file')
+  assert.equal(writeFileTool.annotations.destructive, true)
+
+  const client = await mcpClient(t, b)
+  const listed = await client.listTools()
+  const overMcp = listed.tools.find((tool) => tool.name === 'mcp__a__read_file')
+  assert.deepEqual(overMcp?.annotations, { title: 'Read file', readOnlyHint: true, openWorldHint: false })
+  assert.deepEqual(overMcp?.inputSchema, schemaOf(fromA, 'read_file'))
+})
+
+test('a tool error on A arrives on B as a failed call with A\'s message, over REST and /mcp', async (t) => {
+  const { a, b } = await pair(t)
+  await connected(b)
+  const missingOnA = await dispatch(a.current, 'read_file', { path: 'docs/missing.txt' }, { authorization: `Bearer ${OPERATOR_KEY}` })
+  assert.equal(missingOnA.body.ok, false)
+  const missing = await dispatch(b, 'mcp__a__read_file', { path: 'docs/missing.txt' })
+  assert.equal(missing.statusCode, 200)
+  assert.equal(missing.body.status, 'error', JSON.stringify(missing.body))
+  assert.equal(missing.body.error?.message, missingOnA.body.error?.message, 'A\'s own words reach B')
+  assert.equal(missing.body.content, missingOnA.body.content, 'A\'s error object as it is, not wrapped in another')
+
+  const escapeOnA = await dispatch(a.current, 'read_file', { path: '../../etc/passwd' }, { authorization: `Bearer ${OPERATOR_KEY}` })
+  const escape = await dispatch(b, 'mcp__a__read_file', { path: '../../etc/passwd' })
+  assert.equal(escape.body.status, 'error')
+  assert.equal(escape.body.error?.message, escapeOnA.body.error?.message)
+  assert.doesNotMatch(escape.body.content, /root:/, 'nothing outside A\'s workspace was read')
+
+  const client = await mcpClient(t, b)
+  const overMcp = await client.callTool({ name: 'mcp__a__read_file', arguments: { path: 'docs/missing.txt' } })
+  assert.equal(overMcp.isError, true)
+  assert.equal(textOf(overMcp), missingOnA.body.content)
+  // B is still fine after the errors.
+  assert.equal((await dispatch(b, 'mcp__a__read_file', { path: 'docs/notes.txt' })).body.status, 'ok')
+})
+
+test('a key of A limited to the file toolset limits what B sees through it', async (t) => {
+  const { a, b } = await pair(t, FILES_KEY)
+  a.current.app.gateway.registry.register(fixtureTool('echo'))
+  await connected(b)
+  const names = (await getJson(b, '/definitions')).map((tool: any) => tool.function.name).sort()
+  assert.deepEqual(names, ['mcp__a__patch', 'mcp__a__read_file', 'mcp__a__search_files', 'mcp__a__write_file'])
+  const echo = await dispatch(b, 'mcp__a__echo', { text: 'hi' })
+  assert.equal(echo.body.status, 'not_found', 'a tool outside the key\'s toolsets is not B\'s either')
+})
+
+test('a wrong key makes B\'s /tools report the upstream as failing, with a reason naming the refusal', async (t) => {
+  const { b } = await pair(t, WRONG_KEY)
+  const connection = b.app.gateway.mcp.connection('a')
+  await until(() => connection?.lastError !== undefined, 'B\'s first attempt to fail')
+  const tools = await getJson(b, '/tools')
+  const server = tools.mcpServers.find((s: any) => s.server === 'a')
+  assert.notEqual(server.state, 'connected')
+  assert.match(server.lastError, /401/, server.lastError)
+  assert.match(server.lastError, /a valid API key is required/, 'A\'s own reason reaches B\'s operator')
+  assert.equal(tools.tools.length, 0)
+})
