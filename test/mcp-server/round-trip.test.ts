@@ -141,3 +141,59 @@ test('a wrong key makes B\'s /tools report the upstream as failing, with a reaso
   assert.match(server.lastError, /a valid API key is required/, 'A\'s own reason reaches B\'s operator')
   assert.equal(tools.tools.length, 0)
 })
+
+test('a tool registered on A at runtime reaches B through tools/list_changed', async (t) => {
+  const { a, b } = await pair(t)
+  await connected(b)
+  // A call first: B's session with A is in use, its notification stream open or opening.
+  assert.equal((await dispatch(b, 'mcp__a__read_file', { path: 'docs/notes.txt' })).body.status, 'ok')
+  a.current.app.gateway.registry.register(fixtureTool('late', { annotations: { readOnly: true } }))
+  await until(() => b.app.gateway.registry.getEntry('mcp__a__late') !== undefined, 'mcp__a__late on B', 10_000)
+  const late = await dispatch(b, 'mcp__a__late', { text: 'hello' })
+  assert.equal(late.body.content, '{"echoed":"hello"}')
+  assert.deepEqual(b.app.gateway.registry.getEntry('mcp__a__late')?.annotations, { readOnly: true })
+})
+
+test('a call on B past its deadline aborts the handler on A (notifications/cancelled)', async (t) => {
+  const { a, b } = await pair(t)
+  const aborted = Promise.withResolvers<unknown>()
+  const started = Promise.withResolvers<void>()
+  a.current.app.gateway.registry.register(fixtureTool('slow', {
+    // Settles only when aborted: A's own deadline (60 s) is far beyond this test's bound.
+    handler: async (_args, ctx) => await new Promise<string>((resolve) => {
+      started.resolve()
+      ctx.signal.addEventListener('abort', () => { aborted.resolve(ctx.signal.reason); resolve('aborted') }, { once: true })
+    })
+  }))
+  await connected(b)
+  await until(() => b.app.gateway.registry.getEntry('mcp__a__slow') !== undefined, 'mcp__a__slow on B', 10_000)
+  const began = Date.now()
+  const call = await dispatch(b, 'mcp__a__slow', {}, { 'x-tool-timeout-ms': '300' })
+  assert.equal(call.body.status, 'timeout', JSON.stringify(call.body))
+  await started.promise
+  const reason = await Promise.race([aborted.promise, new Promise((resolve) => setTimeout(resolve, 5_000, 'never'))])
+  assert.notEqual(reason, 'never', 'A\'s handler saw no abort within 5 s of B\'s deadline')
+  // B's own words: they travel only in notifications/cancelled, not in a dropped connection.
+  assert.match(String(reason), /Tool mcp__a__slow timed out after 300 ms/)
+  assert.ok(Date.now() - began < 5_000)
+})
+
+test('A restarted on the same port: B opens a new session and calls work again', async (t) => {
+  const { a, b } = await pair(t)
+  await connected(b)
+  assert.equal((await dispatch(b, 'mcp__a__read_file', { path: 'docs/notes.txt' })).body.status, 'ok')
+  await a.restart()
+  const began = Date.now()
+  let last: Awaited<ReturnType<typeof dispatch>> | undefined
+  const seen: string[] = []
+  // The first calls may fail while B finds out its session is gone; within a bound they must work.
+  while (Date.now() - began < 15_000) {
+    last = await dispatch(b, 'mcp__a__read_file', { path: 'docs/notes.txt' })
+    seen.push(`${Date.now() - began}: ${last.body.status} ${last.body.error?.message}`)
+    if (last.body.status === 'ok') break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  assert.equal(last?.body.status, 'ok', `B did not recover within 15 s: ${seen.join('\n')}; B is ${b.app.gateway.mcp.connection('a')?.describe()}`)
+  const opened = a.current.log.lines().filter((line) => line.msg === 'MCP session opened')
+  assert.equal(opened.length, 1, 'B opened one new session on the new A')
+})
