@@ -54,6 +54,12 @@ function hasErrorCode (value: unknown): boolean {
   return value instanceof Error && isRecord(value) && typeof value.code === 'string'
 }
 
+/** A failure's message; fetch's bare "fetch failed" gets its network cause, which says what failed (ECONNREFUSED and where). */
+export function failureMessage (err: unknown): string {
+  const base = messageOf(err)
+  return err instanceof TypeError && hasErrorCode(err.cause) ? `${base} (${messageOf(err.cause)})` : base
+}
+
 export function isTimeout (err: unknown): boolean {
   return err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout
 }
@@ -113,7 +119,13 @@ export class McpLink {
         ? `the server process exited${last ? ` (last stderr line: ${last})` : ''}`
         : 'the server closed the connection')
     }
-    transport.onerror = (err) => this.#logger.debug({ err: messageOf(err) }, 'MCP transport error')
+    transport.onerror = (err) => {
+      this.#logger.debug({ err: messageOf(err) }, 'MCP transport error')
+      // Over HTTP nothing else says the server went away between calls: its GET stream ends and
+      // cannot be reopened (the server stopped, or restarted and forgot the session, 404). A ping
+      // tells which; a failed one reconnects now rather than at the next call or health check.
+      if (transport instanceof StreamableHTTPClientTransport && this.connectedAt !== undefined) this.checkAlive('a transport error')
+    }
     client.onerror = (err) => this.#logger.debug({ err: messageOf(err) }, 'MCP client error')
     client.setNotificationHandler('notifications/tools/list_changed', () => options.onToolsChanged())
     if (transport instanceof StdioClientTransport) {
@@ -169,13 +181,13 @@ export class McpLink {
       this.#pinging = false
       // An error answer is still an answer: the server is alive.
       if (err instanceof ProtocolError) return
-      this.#onLost(isTimeout(err) ? `the server stopped answering (no reply to a ping within ${timeout} ms after ${after})` : messageOf(err))
+      this.#onLost(isTimeout(err) ? `the server stopped answering (no reply to a ping within ${timeout} ms after ${after})` : failureMessage(err))
     })
   }
 
   /** A failure's message, with the child's last stderr line when it adds something (the usual explanation of a crash). */
   explain (err: unknown): string {
-    const base = messageOf(err)
+    const base = failureMessage(err)
     const last = this.#stderr?.lastLine
     // Text against text only to avoid saying the same line twice: nothing is decided from it.
     return last && !base.includes(last) ? `${base} (last stderr line: ${last})` : base

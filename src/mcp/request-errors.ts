@@ -3,7 +3,7 @@
 // messages reach the model, so they name the server and the request.
 import { CancelledError, McpConnectionLostError, McpRequestFailedError, McpTimeoutError } from '../errors.ts'
 import { messageOf } from '../objects.ts'
-import { isConnectionLoss, isTimeout } from './link.ts'
+import { failureMessage, isConnectionLoss, isTimeout } from './link.ts'
 
 export interface FailedRequest {
   server: string
@@ -39,8 +39,8 @@ export function requestFailure ({ server, label, timeoutMs, signal }: FailedRequ
   }
   if (isConnectionLoss(err)) {
     return {
-      error: new McpConnectionLostError(server, `MCP server "${server}" went away during ${label}: ${messageOf(err)}`, { cause: err }),
-      lost: `the connection failed during ${label}: ${messageOf(err)}`
+      error: new McpConnectionLostError(server, `MCP server "${server}" went away during ${label}: ${failureMessage(err)}`, { cause: err }),
+      lost: `the connection failed during ${label}: ${failureMessage(err)}`
     }
   }
   return { error: new McpRequestFailedError(server, `MCP server "${server}" failed ${label}: ${messageOf(err)}`, { cause: err }) }

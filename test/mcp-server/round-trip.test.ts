@@ -197,3 +197,32 @@ test('A restarted on the same port: B opens a new session and calls work again',
   const opened = a.current.log.lines().filter((line) => line.msg === 'MCP session opened')
   assert.equal(opened.length, 1, 'B opened one new session on the new A')
 })
+
+test('A restarted: B notices by itself (its notification stream broke) and reconnects before any call', async (t) => {
+  const { a, b } = await pair(t)
+  await connected(b)
+  await a.restart()
+  // No call on B, and its health ping comes every 30 s, past the bound: only the end of B's GET
+  // stream from A can tell it the session is gone.
+  let opened = false
+  a.current.log.waitFor((line) => line.msg === 'MCP session opened').then(() => { opened = true }, () => {})
+  const connection = b.app.gateway.mcp.connection('a')
+  await until(() => opened && connection?.state === 'connected', 'B to open a session on the new A', 10_000)
+  const first = await dispatch(b, 'mcp__a__read_file', { path: 'docs/notes.txt' })
+  assert.equal(first.body.status, 'ok', JSON.stringify(first.body))
+})
+
+test('A stopped: B\'s /tools shows the upstream down with the reason within seconds, no call needed', async (t) => {
+  const { a, b } = await pair(t)
+  await connected(b)
+  await a.current.app.close()
+  const connection = b.app.gateway.mcp.connection('a')
+  await until(() => connection?.state !== 'connected', 'B to notice A is gone', 10_000)
+  const server = (await getJson(b, '/tools')).mcpServers.find((s: any) => s.server === 'a')
+  assert.notEqual(server.state, 'connected')
+  // fetch says only "fetch failed"; its cause says what: A refuses connections.
+  assert.match(server.lastError, /ECONNREFUSED 127\.0\.0\.1:\d+/, server.lastError)
+  const call = await dispatch(b, 'mcp__a__read_file', { path: 'docs/notes.txt' })
+  assert.equal(call.body.status, 'unavailable')
+  assert.match(call.body.error!.message, /MCP server "a" is (reconnecting|circuit open)/)
+})

@@ -58,9 +58,9 @@ test('a broken transport is an McpConnectionLostError carrying the cause, and th
   const failure = requestFailure(CALL, err)
   assert.ok(failure.error instanceof McpConnectionLostError)
   assert.equal(failure.error.code, 'GW_ERR_MCP_CONNECTION_LOST')
-  assert.equal(failure.error.message, 'MCP server "srv" went away during tools/call "echo": fetch failed')
+  assert.equal(failure.error.message, 'MCP server "srv" went away during tools/call "echo": fetch failed (connect ECONNREFUSED)')
   assert.equal(failure.error.cause, err)
-  assert.equal(failure.lost, 'the connection failed during tools/call "echo": fetch failed')
+  assert.equal(failure.lost, 'the connection failed during tools/call "echo": fetch failed (connect ECONNREFUSED)')
   assert.equal(failure.suspect, undefined)
 })
 
