@@ -8,6 +8,7 @@ import type {
 } from '@modelcontextprotocol/client'
 import type { Logger } from 'pino'
 import type { McpServerConfig } from '../config/schema.ts'
+import type { ToolProgress } from '../registry/types.ts'
 import { McpUnavailableError } from '../errors.ts'
 import { MAX_TIMER_MS } from '../timers.ts'
 import { REAL_CLOCK, type McpClock } from './clock.ts'
@@ -38,6 +39,8 @@ export interface CallOptions {
   signal?: AbortSignal
   /** Default: none when a signal is given (the caller owns the deadline), else the server's timeoutMs. */
   timeoutMs?: number
+  /** The server's progress reports; given only when wanted, since it makes the request ask for them. */
+  onProgress?: (update: ToolProgress) => void
 }
 
 type Run<T> = (client: Client, request: RequestOptions) => Promise<T>
@@ -268,7 +271,7 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
     const { signal } = options
     const timeoutMs = Math.min(options.timeoutMs ?? (signal ? MAX_TIMER_MS : this.callTimeoutMs), MAX_TIMER_MS)
     try {
-      return await run(link.client, { signal, timeout: timeoutMs })
+      return await run(link.client, { signal, timeout: timeoutMs, ...(options.onProgress ? { onprogress: options.onProgress } : {}) })
     } catch (err) {
       const failure = requestFailure({ server: this.server, label, timeoutMs, signal }, err)
       if (failure.suspect === true) this.#checkLiveness(link, `${label} timed out`)

@@ -31,6 +31,11 @@ export interface ToolContext {
    * Optional so that contexts built by hand (tests, plugins) need not provide it.
    */
   reportProgress?: (update: ToolProgress) => void
+  /**
+   * Whether anyone listens to reportProgress: a tool that relays another server's progress (an
+   * MCP upstream's) asks that server for it only then.
+   */
+  readonly progressWanted?: boolean
 }
 
 /** One progress report: `progress` should grow from one report to the next; `total` when known. */

@@ -226,3 +226,40 @@ test('A stopped: B\'s /tools shows the upstream down with the reason within seco
   assert.equal(call.body.status, 'unavailable')
   assert.match(call.body.error!.message, /MCP server "a" is (reconnecting|circuit open)/)
 })
+
+test('through B\'s /mcp: A\'s progress reaches B\'s client, and the client\'s cancellation reaches A\'s handler', async (t) => {
+  const { a, b } = await pair(t)
+  const aborted = Promise.withResolvers<unknown>()
+  a.current.app.gateway.registry.register(fixtureTool('steps', {
+    handler: async (_args, ctx) => await new Promise<string>((resolve) => {
+      ctx.reportProgress?.({ progress: 1, total: 2, message: 'half way on A' })
+      ctx.signal.addEventListener('abort', () => { aborted.resolve(ctx.signal.reason); resolve('aborted') }, { once: true })
+    })
+  }))
+  await connected(b)
+  await until(() => b.app.gateway.registry.getEntry('mcp__a__steps') !== undefined, 'mcp__a__steps on B', 10_000)
+  const client = await mcpClient(t, b)
+  const controller = new AbortController()
+  const progress: unknown[] = []
+  const call = client.callTool({ name: 'mcp__a__steps', arguments: {} }, {
+    signal: controller.signal,
+    onprogress: (update) => { progress.push(update); controller.abort(new Error('the client had enough')) }
+  })
+  const bound = setTimeout(() => { controller.abort(new Error('no progress within 5 s')) }, 5_000)
+  t.after(() => clearTimeout(bound))
+  await assert.rejects(call)
+  assert.deepEqual(progress, [{ progress: 1, total: 2, message: 'half way on A' }], 'A\'s report, forwarded by B')
+  const reason = await Promise.race([aborted.promise, new Promise((resolve) => setTimeout(resolve, 5_000, 'never'))])
+  assert.match(String(reason), /the client had enough/, 'the client\'s reason, carried by B\'s notifications/cancelled to A')
+})
+
+test('B asks A for progress only when its own caller listens', async (t) => {
+  const { a, b } = await pair(t)
+  a.current.app.gateway.registry.register(fixtureTool('wants', { handler: async (_args, ctx) => JSON.stringify({ wanted: ctx.progressWanted }) }))
+  await connected(b)
+  await until(() => b.app.gateway.registry.getEntry('mcp__a__wants') !== undefined, 'mcp__a__wants on B', 10_000)
+  assert.equal((await dispatch(b, 'mcp__a__wants', {})).body.content, '{"wanted":false}', 'a REST caller gives no progress token')
+  const client = await mcpClient(t, b)
+  assert.equal(textOf(await client.callTool({ name: 'mcp__a__wants', arguments: {} })), '{"wanted":false}')
+  assert.equal(textOf(await client.callTool({ name: 'mcp__a__wants', arguments: {} }, { onprogress: () => {} })), '{"wanted":true}')
+})

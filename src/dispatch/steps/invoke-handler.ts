@@ -109,6 +109,10 @@ class HandlerRun implements ToolContext {
     return this.#call.logger
   }
 
+  get progressWanted (): boolean {
+    return this.#call.request.onProgress !== undefined
+  }
+
   /** Passed on only while the call runs: a report after its end would describe a call already answered. */
   reportProgress (update: ToolProgress): void {
     if (this.#ended) return
