@@ -191,6 +191,9 @@ test('A restarted on the same port: B opens a new session and calls work again',
     last = await dispatch(b, 'mcp__a__read_file', { path: 'docs/notes.txt' })
     seen.push(`${Date.now() - began}: ${last.body.status} ${last.body.error?.message}`)
     if (last.body.status === 'ok') break
+    // Before B knows, the old session is refused (the call never ran on A); then A is reconnecting.
+    const refused = last.body.status === 'error' && /went away during tools\/call "read_file".*Session not found/.test(last.body.error!.message)
+    assert.ok(refused || last.body.status === 'unavailable', JSON.stringify(last.body))
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   assert.equal(last?.body.status, 'ok', `B did not recover within 15 s: ${seen.join('\n')}; B is ${b.app.gateway.mcp.connection('a')?.describe()}`)
