@@ -103,6 +103,8 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
   get capabilities (): ServerCapabilities { return this.#capabilities }
   /** The current child's pid (stdio only). */
   get pid (): number | undefined { return this.#link?.pid }
+  /** The session the server gave (Streamable HTTP servers that keep sessions), while connected. */
+  get sessionId (): string | undefined { return this.#link?.sessionId }
   get callTimeoutMs (): number { return this.#config.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS }
   get connectTimeoutMs (): number { return this.#config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS }
 

@@ -144,6 +144,11 @@ export class McpLink {
   /** The child's pid (stdio), once connected. */
   get pid (): number | undefined { return this.#pid }
 
+  /** The server's Mcp-Session-Id (HTTP), when it keeps sessions. */
+  get sessionId (): string | undefined {
+    return this.transport instanceof StreamableHTTPClientTransport ? this.transport.sessionId : undefined
+  }
+
   /** The handshake, then the first tools/list (if the server has tools), each within `timeoutMs`. */
   async connect (timeoutMs: number): Promise<LinkHandshake> {
     try {

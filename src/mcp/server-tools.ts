@@ -7,10 +7,11 @@ import { messageOf } from '../objects.ts'
 import { annotationsFromMcp } from '../registry/annotations.ts'
 import type { RegistryBatch } from '../registry/batch.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
-import type { CheckFn, ToolAnnotations, ToolHandler, ToolProgress } from '../registry/types.ts'
+import type { CheckFn, ToolAnnotations } from '../registry/types.ts'
 import { REAL_CLOCK, type McpClock } from './clock.ts'
 import { describeTool } from './describe-tool.ts'
 import { RefreshScheduler } from './refresh-scheduler.ts'
+import { relayedCall } from './relayed-call.ts'
 import type { McpConnection } from './connection.ts'
 import { assignToolNames, mcpToolName, mcpToolsetName } from './naming.ts'
 import { normalizeInputSchema, type SchemaNormalization } from './schema.ts'
@@ -39,14 +40,6 @@ export interface McpServerToolsOptions {
   /** Least time between the starts of two refreshes, however often list_changed comes. */
   refreshIntervalMs?: number
   clock?: McpClock
-}
-
-/** The handler of one server tool: the call goes to the server, its progress (when the caller listens) comes back. */
-function relayedCall (connection: McpConnection, raw: string): ToolHandler {
-  return async (args, ctx) => {
-    const onProgress = ctx.progressWanted === true ? (update: ToolProgress) => { ctx.reportProgress?.(update) } : undefined
-    return (await connection.callTool(raw, args, { signal: ctx.signal, onProgress })).content
-  }
 }
 
 export class McpServerTools {

@@ -1,0 +1,64 @@
+// The handler of one MCP server tool: the call goes to the server, its progress comes back when the
+// caller listens, and a call the server refused because it forgot the session is sent once more on
+// a new one. That refusal (HTTP 404 to a request carrying Mcp-Session-Id: the server restarted, or
+// closed the session as idle) means the request never ran there, so sending it again is safe; the
+// MCP specification has the client open a new session then, which the connection does after its
+// first back-off (half a second).
+import { SdkHttpError } from '@modelcontextprotocol/client'
+import { McpConnectionLostError } from '../errors.ts'
+import type { ToolContext, ToolHandler, ToolProgress } from '../registry/types.ts'
+import type { McpConnection, McpConnectionState } from './connection.ts'
+
+/**
+ * Whether `err` is the server's refusal of a session it does not know: the request did not run.
+ * Only for a call that carried a session: a 404 without one says the endpoint itself is gone.
+ */
+export function isSessionRefusal (err: unknown, sessionId: string | undefined): boolean {
+  return sessionId !== undefined && err instanceof McpConnectionLostError && err.cause instanceof SdkHttpError && err.cause.status === 404
+}
+
+/**
+ * Resolves true once `connection` is connected again, false when it will not be soon: the call
+ * was cancelled, the connection closed or its circuit opened, or no new session came within the
+ * connection's own connect timeout (the bound readiness waits too).
+ */
+export function reconnected (connection: McpConnection, signal: AbortSignal): Promise<boolean> {
+  if (connection.state === 'connected') return Promise.resolve(true)
+  return new Promise((resolve) => {
+    const done = (value: boolean): void => {
+      clearTimeout(timer)
+      connection.off('state', onState)
+      signal.removeEventListener('abort', onAbort)
+      resolve(value)
+    }
+    const onState = (state: McpConnectionState): void => {
+      if (state === 'connected') done(true)
+      else if (state !== 'reconnecting' && state !== 'connecting') done(false)
+    }
+    const onAbort = (): void => { done(false) }
+    const timer = setTimeout(() => { done(false) }, connection.connectTimeoutMs)
+    connection.on('state', onState)
+    signal.addEventListener('abort', onAbort, { once: true })
+    if (signal.aborted) done(false)
+  })
+}
+
+export function relayedCall (connection: McpConnection, raw: string): ToolHandler {
+  return async (args, ctx) => {
+    const options = { signal: ctx.signal, onProgress: progressRelay(ctx) }
+    // Read before the call: a refusal ends the link, and its session with it.
+    const sessionId = connection.sessionId
+    try {
+      return (await connection.callTool(raw, args, options)).content
+    } catch (err) {
+      if (!isSessionRefusal(err, sessionId) || !await reconnected(connection, ctx.signal)) throw err
+      ctx.logger.info({ tool: raw }, 'MCP server forgot the session; call sent again on a new one')
+      return (await connection.callTool(raw, args, options)).content
+    }
+  }
+}
+
+/** Asked of the server only when the caller listens: a progress token makes it send reports. */
+function progressRelay (ctx: ToolContext): ((update: ToolProgress) => void) | undefined {
+  return ctx.progressWanted === true ? (update) => { ctx.reportProgress?.(update) } : undefined
+}
