@@ -95,7 +95,7 @@ export const ConfigSchema = Type.Object({
       description: 'Browser origins allowed to call /mcp (MCP_ALLOWED_ORIGINS, comma-separated; `*` = any); a request with any other Origin header is refused 403 (DNS-rebinding protection). Requests without Origin (non-browser clients) pass.'
     }),
     maxSessions: Type.Integer({ minimum: 0, default: 1000, description: 'MCP sessions kept at once (MCP_MAX_SESSIONS); past it, or at 0, clients are served statelessly.' }),
-    sessionIdleMs: PositiveMs('An MCP session with no request for this long is closed (MCP_SESSION_IDLE_MS).', 600_000),
+    sessionIdleMs: PositiveMs('An MCP session with no request for this long, and none open (a call, its notification stream), is closed (MCP_SESSION_IDLE_MS).', 600_000),
     pageSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 500, description: 'Tools per tools/list page; more come through nextCursor.' })
   }, { additionalProperties: false, default: {}, description: 'The MCP server at /mcp.' }),
   dispatch: Type.Object({

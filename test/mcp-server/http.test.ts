@@ -55,6 +55,10 @@ test('toolsets in the URL narrow both the list and what may be called', async (t
   const client = await connect(t, new URL(`${url.href}?toolsets=elsewhere`))
   assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['other'])
   await assert.rejects(client.callTool({ name: 'echo', arguments: {} }), /Unknown tool/)
+  for (const [query, reason] of [['toolsets=nowhere', /Unknown toolset: .*nowhere.*Valid toolsets: .*elsewhere/], ['toolsets=', /toolsets names no toolset/]] as const) {
+    const refused = new Client({ name: 'misconfigured', version: '1' })
+    await assert.rejects(refused.connect(new StreamableHTTPClientTransport(new URL(`${url.href}?${query}`))), reason)
+  }
 })
 
 test('a large list comes in pages through cursors', async (t) => {
