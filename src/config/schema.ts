@@ -82,6 +82,10 @@ export const ConfigSchema = Type.Object({
       max: Type.Integer({ minimum: 1, default: 10, description: 'Failed authentications one client address may make per window; then 429 with Retry-After until the window ends (AUTH_FAILURE_MAX).' }),
       windowMs: PositiveMs('The window of authFailures.max (AUTH_FAILURE_WINDOW_MS).', 60_000)
     }, { additionalProperties: false, default: {}, description: 'Limit on key guessing, per client address.' }),
+    allowedHosts: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: 'Host names requests may address (ALLOWED_HOSTS, comma-separated; `*` = any). Empty: on a loopback HOST only localhost, 127.0.0.1 and [::1] (DNS-rebinding protection), elsewhere any.'
+    }),
     metricsPublic: Type.Boolean({ default: false, description: 'Serve /metrics (whose labels name tools) without a key even when keys are configured; else it needs a key not limited to toolsets (METRICS_PUBLIC).' }),
     shutdownGraceMs: PositiveMs('On SIGTERM, how long in-flight calls may finish (SHUTDOWN_GRACE_MS).', 30_000),
     rateLimit: Type.Object({
