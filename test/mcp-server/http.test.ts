@@ -167,4 +167,3 @@ test('the rate limit counts /mcp requests as any others: over it, 429 with Retry
   assert.equal(body.jsonrpc, '2.0')
   assert.equal(body.error.data.code, 'GW_ERR_RATE_LIMITED')
 })
-
