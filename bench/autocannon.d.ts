@@ -7,6 +7,8 @@ declare module 'autocannon' {
       method?: string
       headers?: Record<string, string>
       body?: string
+      /** Replace `[<id>]` in the body by a fresh id per request. */
+      idReplacement?: boolean
       connections?: number
       pipelining?: number
       /** Seconds. */

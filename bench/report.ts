@@ -3,12 +3,13 @@
 import { writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { CONNECTIONS, DURATION_S, LOG_LEVEL, ROUNDS, TRIALS, WARMUP_S } from './settings.ts'
-import type { Measured, Ratio, RatioKey } from './stats.ts'
+import { CONNECTIONS, DURATION_S, GROUPS, LOG_LEVEL, ROUNDS, TRIALS, WARMUP_S } from './settings.ts'
+import { RATIOS, type Measured, type Ratio, type RatioKey } from './stats.ts'
+import type { Sizes } from './trial-servers.ts'
 
 export const RESULTS_FILE = fileURLToPath(new URL('./results.json', import.meta.url))
 const TARGET = 0.85
-const ORDER = ['a', 'b', 'c0', 'c', "c'"]
+const ORDER = ['a', 'b', 'c0', 'c', "c'", 'd0', 'd', "b'", 'e0', 'e']
 
 function machine (): string {
   const cpus = os.cpus()
@@ -16,29 +17,32 @@ function machine (): string {
   return `${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores, ${memory} RAM, ${os.type()} ${os.release()}, Node ${process.version}`
 }
 
-export function markdownReport (results: Record<string, Measured>, ratios: Record<RatioKey, Ratio>): string {
+type Ratios = Partial<Record<RatioKey, Ratio>>
+
+export function markdownReport (results: Record<string, Measured>, ratios: Ratios): string {
   const verdict = (value: number): string => (value >= TARGET ? 'met' : 'not met')
   const lines = [
     `Machine: ${machine()}. Log level: ${LOG_LEVEL}. autocannon, ${CONNECTIONS} connections, ${DURATION_S} s measured per scenario, in ${TRIALS} trials (every server started afresh) of ${ROUNDS} alternating rounds, ${WARMUP_S} s warm-up per server and trial; servers compiled to JavaScript (as in the container), each alone in a child process, autocannon in the parent, all on 127.0.0.1.`,
     '',
     '| scenario | req/s (mean) | p50 latency (ms) | p99 latency (ms) | server CPU per request (µs) |',
     '|---|---:|---:|---:|---:|',
-    ...ORDER.map((key) => {
+    ...ORDER.filter((key) => key in results).map((key) => {
       const r = results[key]
       return `| ${r.scenario}: ${r.description} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.serverCpuUsPerRequest} |`
     }),
     '',
     `| ratio | req/s, median of paired rounds | per round | req/s, of the means | server CPU (baseline / gateway) | target ≥ ${TARGET} (median) |`,
     '|---|---:|---|---:|---:|---|',
-    ...([['b/a', 'b/a, dispatch vs bare Fastify'], ['c/c0', 'c/c0, definitions vs static bytes'], ["c'/c0", "c'/c0, 304 revalidation vs static bytes"]] as const).map(([key, label]) => {
+    ...RATIOS.flatMap(({ key, label, target }) => {
       const r = ratios[key]
-      return `| ${label} | ${r.requestsPerSecond.toFixed(2)} | ${r.perRound.map((v) => v.toFixed(2)).join(' ')} | ${r.ofMeans.toFixed(2)} | ${r.serverCpu.toFixed(2)} | ${key === "c'/c0" ? '(reported)' : verdict(r.requestsPerSecond)} |`
+      if (r === undefined) return []
+      return [`| ${label} | ${r.requestsPerSecond.toFixed(2)} | ${r.perRound.map((v) => v.toFixed(2)).join(' ')} | ${r.ofMeans.toFixed(2)} | ${r.serverCpu.toFixed(2)} | ${target ? verdict(r.requestsPerSecond) : '(reported)'} |`]
     })
   ]
   return `${lines.join('\n')}\n`
 }
 
-export async function writeResults (results: Record<string, Measured>, ratios: Record<RatioKey, Ratio>, definitionsBytes: number): Promise<void> {
+export async function writeResults (results: Record<string, Measured>, ratios: Ratios, sizes: Sizes): Promise<void> {
   await writeFile(RESULTS_FILE, `${JSON.stringify({
     date: new Date().toISOString(),
     machine: {
@@ -48,8 +52,8 @@ export async function writeResults (results: Record<string, Measured>, ratios: R
       os: `${os.type()} ${os.release()}`,
       node: process.version
     },
-    settings: { logLevel: LOG_LEVEL, connections: CONNECTIONS, warmupSeconds: WARMUP_S, durationSeconds: DURATION_S, trials: TRIALS, rounds: ROUNDS, definitionsBytes },
-    scenarios: ORDER.map((key) => results[key]),
+    settings: { logLevel: LOG_LEVEL, connections: CONNECTIONS, warmupSeconds: WARMUP_S, durationSeconds: DURATION_S, trials: TRIALS, rounds: ROUNDS, groups: GROUPS, ...sizes },
+    scenarios: ORDER.filter((key) => key in results).map((key) => results[key]),
     ratios,
     target: TARGET
   }, null, 2)}\n`)

@@ -1,5 +1,5 @@
-// The benchmark (`npm run bench`): in one run, on 127.0.0.1, the gateway's dispatch and definitions
-// against bare Fastify doing the same work. Each server runs alone in a child process, so the
+// The benchmark (`npm run bench`): in one run, on 127.0.0.1, the gateway's dispatch, definitions and
+// MCP endpoint against bare Fastify doing the same work (BENCH_SCENARIOS selects groups of them). Each server runs alone in a child process, so the
 // baseline and the gateway share identical conditions; autocannon loads them from this process,
 // one at a time, in alternating rounds so that a change of load on the machine hits both sides.
 // The servers run compiled JavaScript, as the container runs the gateway (`npm run build`): this
@@ -11,22 +11,23 @@ import { join } from 'node:path'
 import { measureRound, totalsOf, type Scenario, type Totals } from './measure.ts'
 import { markdownReport, RESULTS_FILE, writeResults } from './report.ts'
 import { compileServers, stopServer } from './server-process.ts'
-import { DURATION_S, ROUNDS, TRIALS, WARMUP_S } from './settings.ts'
+import { DURATION_S, GROUPS, ROUNDS, TRIALS, WARMUP_S } from './settings.ts'
 import { ratiosOf, summariseAll } from './stats.ts'
 import { startTrial } from './trial.ts'
+import type { Sizes } from './trial-servers.ts'
 
-interface Run { scenarios: Scenario[], totals: Map<string, Totals>, definitionsBytes: number }
+interface Run { scenarios: Scenario[], totals: Map<string, Totals>, sizes: Sizes }
 
 /** TRIALS times: every server started afresh, then ROUNDS rounds over all the scenarios in turn. */
 async function runTrials (scratch: string): Promise<Run> {
   const totals = new Map<string, Totals>()
   let scenarios: Scenario[] = []
-  let definitionsBytes = 0
+  let sizes: Sizes = {}
   const seconds = DURATION_S / (TRIALS * ROUNDS)
   for (let trial = 0; trial < TRIALS; trial++) {
-    const started = await startTrial(scratch)
+    const started = await startTrial(scratch, GROUPS)
     scenarios = started.scenarios
-    definitionsBytes = started.definitionsBytes
+    sizes = started.sizes
     try {
       for (let round = 0; round < ROUNDS; round++) {
         for (const scenario of scenarios) {
@@ -39,18 +40,18 @@ async function runTrials (scratch: string): Promise<Run> {
       for (const server of started.servers) await stopServer(server)
     }
   }
-  return { scenarios, totals, definitionsBytes }
+  return { scenarios, totals, sizes }
 }
 
 async function main (): Promise<void> {
   const scratch = await mkdtemp(join(os.tmpdir(), 'gw-bench-run-'))
   let summary: ReturnType<typeof summariseAll> | undefined
-  let definitionsBytes = 0
+  let sizes: Sizes = {}
   try {
     process.stderr.write('bench: compiling the servers (tsconfig.bench.json → dist/bench)\n')
     compileServers()
     const run = await runTrials(scratch)
-    definitionsBytes = run.definitionsBytes
+    sizes = run.sizes
     summary = summariseAll(run.scenarios, run.totals)
   } finally {
     await rm(scratch, { recursive: true, force: true })
@@ -60,7 +61,7 @@ async function main (): Promise<void> {
   const { results, paired } = summary
   const ratios = ratiosOf(results, paired)
   process.stdout.write(markdownReport(results, ratios))
-  await writeResults(results, ratios, definitionsBytes)
+  await writeResults(results, ratios, sizes)
   process.stderr.write(`bench: results written to ${RESULTS_FILE}\n`)
 }
 

@@ -1,5 +1,5 @@
 // The benchmark's servers, one scenario per child process so each gets the same conditions:
-// `node dist/bench/bench/servers.js <scenario> [static-file]` (compiled by bench/run.ts) listens on 127.0.0.1, port 0,
+// `node dist/bench/bench/servers.js <scenario> [arguments]` (compiled by bench/run.ts) listens on 127.0.0.1, port 0,
 // sends its port to the parent over IPC, and exits cleanly on 'stop' (so --cpu-prof can write).
 import { mkdtemp, mkdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -10,8 +10,9 @@ import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config/load.ts'
 import type { RegisterOptions } from '../src/registry/types.ts'
 import { toolResult } from '../src/registry/tool-result.ts'
+import { mcpBaselineApp } from './mcp-baseline.ts'
 
-const SCENARIO_SERVERS = ['bare', 'gateway-dispatch', 'gateway-definitions', 'static']
+const SCENARIO_SERVERS = ['bare', 'gateway-dispatch', 'gateway-definitions', 'gateway-tools <workspace>', 'bare-mcp <workspace>', 'static <file> <content-type> <method> <url>']
 const DEFINITION_TOOLS = 500
 
 const logLevel = process.env.LOG_LEVEL ?? 'warn'
@@ -62,11 +63,15 @@ function definitionTool (i: number): RegisterOptions {
   }
 }
 
-async function gatewayApp (): Promise<{ app: FastifyInstance, dir: string }> {
+/** The gateway with no tool (the scenario registers its own), or with its built-in tools and this workspace. */
+async function gatewayApp (workspace?: string): Promise<{ app: FastifyInstance, dir: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-bench-'))
-  const toolsDir = join(dir, 'no-tools')
-  await mkdir(toolsDir)
-  const config = await loadConfig({ env: { TOOLS_DIR: toolsDir, WORKSPACE_ROOT: join(dir, 'workspace'), LOG_LEVEL: logLevel }, cwd: dir })
+  const env: Record<string, string> = { WORKSPACE_ROOT: workspace ?? join(dir, 'workspace'), LOG_LEVEL: logLevel }
+  if (workspace === undefined) {
+    env.TOOLS_DIR = join(dir, 'no-tools')
+    await mkdir(env.TOOLS_DIR)
+  }
+  const config = await loadConfig({ env, cwd: dir })
   return { app: await buildApp(config), dir }
 }
 
@@ -90,19 +95,30 @@ async function bareApp (): Promise<FastifyInstance> {
   return app
 }
 
-async function staticApp (file: string): Promise<FastifyInstance> {
+async function staticApp (file: string, contentType: string, method: string, url: string): Promise<FastifyInstance> {
   // Bytes, as a static file server sends them (and as the gateway sends its cached definitions).
   const body = await readFile(file)
   const app = Fastify({ loggerInstance: pino({ level: logLevel }) as FastifyBaseLogger, ajv: ajvOptions })
-  app.get('/definitions', async (_request, reply) => reply.type('application/json; charset=utf-8').send(body))
+  app.route({ method, url, handler: async (_request, reply) => reply.type(contentType).send(body) })
   return app
 }
 
-async function start (scenario: string, staticFile: string | undefined): Promise<{ app: FastifyInstance, cleanup: () => Promise<void> }> {
-  if (scenario === 'bare') return { app: await bareApp(), cleanup: async () => {} }
+function required (scenario: string, args: string[], count: number): string[] {
+  if (args.length < count) throw new Error(`the ${scenario} server needs ${count} arguments (got ${args.length}); valid: ${SCENARIO_SERVERS.join(', ')}`)
+  return args
+}
+
+async function start (scenario: string, args: string[]): Promise<{ app: FastifyInstance, cleanup: () => Promise<void> }> {
+  const nothing = async (): Promise<void> => {}
+  if (scenario === 'bare') return { app: await bareApp(), cleanup: nothing }
   if (scenario === 'static') {
-    if (staticFile === undefined) throw new Error('the static scenario needs the file of bytes to serve')
-    return { app: await staticApp(staticFile), cleanup: async () => {} }
+    const [file, contentType, method, url] = required(scenario, args, 4)
+    return { app: await staticApp(file, contentType, method, url), cleanup: nothing }
+  }
+  if (scenario === 'bare-mcp') return { app: mcpBaselineApp(required(scenario, args, 1)[0], logLevel, ajvOptions), cleanup: nothing }
+  if (scenario === 'gateway-tools') {
+    const { app, dir } = await gatewayApp(required(scenario, args, 1)[0])
+    return { app, cleanup: () => rm(dir, { recursive: true, force: true }) }
   }
   if (scenario !== 'gateway-dispatch' && scenario !== 'gateway-definitions') {
     throw new Error(`unknown scenario "${scenario}"; valid: ${SCENARIO_SERVERS.join(', ')}`)
@@ -122,8 +138,8 @@ async function start (scenario: string, staticFile: string | undefined): Promise
 }
 
 async function main (): Promise<void> {
-  const [scenario, staticFile] = process.argv.slice(2)
-  const { app, cleanup } = await start(scenario, staticFile)
+  const [scenario, ...args] = process.argv.slice(2)
+  const { app, cleanup } = await start(scenario, args)
   await app.listen({ host: '127.0.0.1', port: 0 })
   const address = app.server.address()
   if (address === null || typeof address === 'string') throw new Error('no TCP address')

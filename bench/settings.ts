@@ -21,3 +21,19 @@ export const CONNECTIONS = Math.floor(positiveNumber('BENCH_CONNECTIONS', 10))
 export const LOG_LEVEL = process.env.LOG_LEVEL ?? 'warn'
 /** A folder for V8 CPU profiles of the server children (`--cpu-prof`); unset = no profiling. */
 export const PROFILE_DIR = process.env.BENCH_PROFILE_DIR
+
+/** The scenario groups, each a gateway path with its baseline(s): echo (a, b), definitions (c0, c, c'), mcp-call (d0, d, b'), mcp-list (e0, e). */
+export const SCENARIO_GROUPS = ['echo', 'definitions', 'mcp-call', 'mcp-list'] as const
+export type ScenarioGroup = typeof SCENARIO_GROUPS[number]
+
+function groupList (name: string): ScenarioGroup[] {
+  const raw = process.env[name]
+  if (raw === undefined || raw.trim() === '') return [...SCENARIO_GROUPS]
+  const groups = raw.split(',').map((group) => group.trim()).filter((group) => group !== '')
+  const unknown = groups.filter((group) => !(SCENARIO_GROUPS as readonly string[]).includes(group))
+  if (unknown.length > 0 || groups.length === 0) throw new Error(`${name}: unknown group(s) ${JSON.stringify(unknown)}; valid: ${SCENARIO_GROUPS.join(', ')} (comma-separated; unset = all)`)
+  return groups as ScenarioGroup[]
+}
+
+/** The groups to run (BENCH_SCENARIOS, comma-separated); unset = all of them. */
+export const GROUPS = groupList('BENCH_SCENARIOS')

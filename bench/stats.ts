@@ -16,7 +16,17 @@ export interface Measured {
 
 export interface Paired { median: number, rounds: number[] }
 
-export type RatioKey = 'b/a' | 'c/c0' | "c'/c0"
+/** The ratios a run reports, each a gateway scenario over the one it is compared with; `target`: held to the project's target. */
+export const RATIOS = [
+  { key: 'b/a', numerator: 'b', denominator: 'a', label: 'b/a, dispatch vs bare Fastify', target: true },
+  { key: 'c/c0', numerator: 'c', denominator: 'c0', label: 'c/c0, definitions vs static bytes', target: true },
+  { key: "c'/c0", numerator: "c'", denominator: 'c0', label: "c'/c0, 304 revalidation vs static bytes", target: false },
+  { key: 'd/d0', numerator: 'd', denominator: 'd0', label: 'd/d0, MCP tools/call read_file vs bare JSON-RPC route', target: false },
+  { key: "d/b'", numerator: 'd', denominator: "b'", label: "d/b', MCP tools/call vs REST dispatch, same read_file", target: false },
+  { key: 'e/e0', numerator: 'e', denominator: 'e0', label: 'e/e0, MCP tools/list (500 tools) vs static bytes', target: false }
+] as const
+
+export type RatioKey = typeof RATIOS[number]['key']
 
 function mean (values: readonly number[]): number {
   return values.reduce((sum, value) => sum + value, 0) / values.length
@@ -55,12 +65,16 @@ function pairedRatio (numerator: Totals, denominator: Totals): Paired {
   return { median: Math.round(median(rounds) * 100) / 100, rounds }
 }
 
-/** Each scenario's figures by key, and the paired ratios of the gateway scenarios to their baselines. */
-export function summariseAll (scenarios: readonly Scenario[], totals: Map<string, Totals>): { results: Record<string, Measured>, paired: Record<RatioKey, Paired> } {
+/** Each scenario's figures by key, and the paired ratios of the gateway scenarios that ran to their baselines. */
+export function summariseAll (scenarios: readonly Scenario[], totals: Map<string, Totals>): { results: Record<string, Measured>, paired: Partial<Record<RatioKey, Paired>> } {
   const results: Record<string, Measured> = {}
   for (const scenario of scenarios) results[scenario.key] = summarise(scenario, totals.get(scenario.key) as Totals)
-  const of = (key: string): Totals => totals.get(key) as Totals
-  const paired = { 'b/a': pairedRatio(of('b'), of('a')), 'c/c0': pairedRatio(of('c'), of('c0')), "c'/c0": pairedRatio(of("c'"), of('c0')) }
+  const paired: Partial<Record<RatioKey, Paired>> = {}
+  for (const { key, numerator, denominator } of RATIOS) {
+    const top = totals.get(numerator)
+    const bottom = totals.get(denominator)
+    if (top !== undefined && bottom !== undefined) paired[key] = pairedRatio(top, bottom)
+  }
   return { results, paired }
 }
 
@@ -77,6 +91,11 @@ function ratio (numerator: Measured, denominator: Measured, paired: Paired) {
 
 export type Ratio = ReturnType<typeof ratio>
 
-export function ratiosOf (results: Record<string, Measured>, paired: Record<RatioKey, Paired>): Record<RatioKey, Ratio> {
-  return { 'b/a': ratio(results.b, results.a, paired['b/a']), 'c/c0': ratio(results.c, results.c0, paired['c/c0']), "c'/c0": ratio(results["c'"], results.c0, paired["c'/c0"]) }
+export function ratiosOf (results: Record<string, Measured>, paired: Partial<Record<RatioKey, Paired>>): Partial<Record<RatioKey, Ratio>> {
+  const ratios: Partial<Record<RatioKey, Ratio>> = {}
+  for (const { key, numerator, denominator } of RATIOS) {
+    const rounds = paired[key]
+    if (rounds !== undefined) ratios[key] = ratio(results[numerator], results[denominator], rounds)
+  }
+  return ratios
 }

@@ -4,6 +4,8 @@
 // The protocol lives in src/mcp-server/.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { OriginNotAllowedError } from '../src/errors.ts'
+import { commaList, selectionList } from '../src/http/query.ts'
 import { ToolsetList } from '../src/http/schemas.ts'
 import { McpEndpoint } from '../src/mcp-server/endpoint.ts'
 import { originAllowed } from '../src/mcp-server/origin.ts'
@@ -22,22 +24,24 @@ const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.route({
     method: ['GET', 'POST', 'DELETE'],
     url: '/mcp',
-    config: { refusedWhileDraining: true },
+    config: { refusedWhileDraining: true, jsonRpc: true },
     schema: {
       summary: 'MCP over Streamable HTTP',
       description: 'The Model Context Protocol endpoint (protocol versions 2025-06-18 and 2025-11-25): initialize, tools/list, tools/call, ping. Bodies are JSON-RPC messages; answers are JSON-RPC over JSON or Server-Sent Events.',
       tags: ['mcp'],
       querystring: Query
     },
-    onRequest: async (request, reply) => {
+    onRequest: async (request) => {
       const origin = request.headers.origin
       if (originAllowed(origin, allowedOrigins)) return
       request.log.warn({ origin }, 'MCP request refused: origin not allowed')
-      return await reply.code(403).send({
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: -32000, message: `Origin ${JSON.stringify(origin)} is not allowed on /mcp; add it to mcp.allowedOrigins (MCP_ALLOWED_ORIGINS)` }
-      })
+      throw new OriginNotAllowedError(`Origin ${JSON.stringify(origin)} is not allowed on /mcp; add it to mcp.allowedOrigins (MCP_ALLOWED_ORIGINS)`)
+    },
+    // A selection naming nothing, or a toolset the caller cannot use, makes every request to this
+    // URL wrong: refused here (400, naming the valid toolsets) so a client fails to connect with
+    // the reason rather than later in tools/list.
+    preHandler: async (request) => {
+      request.scope.select(selectionList(request.query.toolsets, 'toolsets'), commaList(request.query.disabled))
     },
     handler: async (request, reply) => await reply.send(await endpoint.handle(request, reply))
   })

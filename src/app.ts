@@ -13,6 +13,7 @@ import auth from './http/auth.ts'
 import calls from './http/calls.ts'
 import errorHandling from './http/error-handler.ts'
 import jsonBody from './http/json-body.ts'
+import hostCheck from './http/host-check.ts'
 import lifecycle from './http/lifecycle.ts'
 import metrics from './http/metrics.ts'
 import openapi from './http/openapi.ts'
@@ -57,6 +58,7 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   await app.register(errorHandling, { bodyLimit: config.http.bodyLimitBytes })
   await app.register(jsonBody)
   await app.register(lifecycle)
+  await app.register(hostCheck, { config })
   await app.register(auth, { config, env: options.env })
   await app.register(rateLimit, config.http.rateLimit)
   await app.register(access)

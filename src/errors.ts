@@ -17,6 +17,10 @@ export const ToolNotFoundError = define('GW_ERR_TOOL_NOT_FOUND', 404, 'Unknown t
 export const InvalidArgumentsError = define('GW_ERR_INVALID_ARGUMENTS', 400)
 export const UnauthorizedError = define('GW_ERR_UNAUTHORIZED', 401)
 export const BlockedError = define('GW_ERR_BLOCKED', 403)
+/** A browser page's request to /mcp from an origin not in mcp.allowedOrigins (DNS rebinding). */
+export const OriginNotAllowedError = define('GW_ERR_ORIGIN_NOT_ALLOWED', 403)
+/** A request addressed to a host name the gateway does not answer to (DNS rebinding). */
+export const HostNotAllowedError = define('GW_ERR_HOST_NOT_ALLOWED', 403)
 export const ToolFailedError = define('GW_ERR_TOOL_FAILED', 200)
 export const ToolUnavailableError = define('GW_ERR_TOOL_UNAVAILABLE', 503)
 export const TimeoutError = define('GW_ERR_TIMEOUT', 504)

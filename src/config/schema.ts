@@ -82,6 +82,10 @@ export const ConfigSchema = Type.Object({
       max: Type.Integer({ minimum: 1, default: 10, description: 'Failed authentications one client address may make per window; then 429 with Retry-After until the window ends (AUTH_FAILURE_MAX).' }),
       windowMs: PositiveMs('The window of authFailures.max (AUTH_FAILURE_WINDOW_MS).', 60_000)
     }, { additionalProperties: false, default: {}, description: 'Limit on key guessing, per client address.' }),
+    allowedHosts: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: 'Host names requests may address (ALLOWED_HOSTS, comma-separated; `*` = any). Empty: on a loopback HOST only localhost, 127.0.0.1 and [::1] (DNS-rebinding protection), elsewhere any.'
+    }),
     metricsPublic: Type.Boolean({ default: false, description: 'Serve /metrics (whose labels name tools) without a key even when keys are configured; else it needs a key not limited to toolsets (METRICS_PUBLIC).' }),
     shutdownGraceMs: PositiveMs('On SIGTERM, how long in-flight calls may finish (SHUTDOWN_GRACE_MS).', 30_000),
     rateLimit: Type.Object({
@@ -95,7 +99,7 @@ export const ConfigSchema = Type.Object({
       description: 'Browser origins allowed to call /mcp (MCP_ALLOWED_ORIGINS, comma-separated; `*` = any); a request with any other Origin header is refused 403 (DNS-rebinding protection). Requests without Origin (non-browser clients) pass.'
     }),
     maxSessions: Type.Integer({ minimum: 0, default: 1000, description: 'MCP sessions kept at once (MCP_MAX_SESSIONS); past it, or at 0, clients are served statelessly.' }),
-    sessionIdleMs: PositiveMs('An MCP session with no request for this long is closed (MCP_SESSION_IDLE_MS).', 600_000),
+    sessionIdleMs: PositiveMs('An MCP session with no request for this long, and none open (a call, its notification stream), is closed (MCP_SESSION_IDLE_MS).', 600_000),
     pageSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 500, description: 'Tools per tools/list page; more come through nextCursor.' })
   }, { additionalProperties: false, default: {}, description: 'The MCP server at /mcp.' }),
   dispatch: Type.Object({

@@ -1,6 +1,7 @@
-// Every error answers JSON: the error body on ordinary routes and the dispatch envelope on
-// dispatch routes (so an agent always has a `content` to hand the model). A 5xx never carries
-// internals: the fault is logged with the request id and the client gets a generic message.
+// Every error answers JSON: the error body on ordinary routes, the dispatch envelope on dispatch
+// routes (so an agent always has a `content` to hand the model) and a JSON-RPC error on /mcp (what
+// an MCP client parses). A 5xx never carries internals: the fault is logged with the request id and
+// the client gets a generic message.
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -12,6 +13,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Errors on this route answer the dispatch envelope. */
     envelope?: boolean
+    /** Errors on this route answer a JSON-RPC error without id, as MCP's HTTP transport allows. */
+    jsonRpc?: boolean
   }
 }
 
@@ -57,6 +60,12 @@ function sendRefusal (request: FastifyRequest, reply: FastifyReply, failure: Ref
     const callId = String(request.headers['x-tool-call-id'] ?? '')
     const { httpStatus: _internal, ...envelope } = buildOutcome(tool, callId, failed(statusOfError(failure.code, failure.statusCode), failure.message), 0, failure)
     return reply.send(envelope)
+  }
+  if (request.routeOptions.config?.jsonRpc) {
+    // -32000 is the implementation-defined server error MCP's own transports answer with; the
+    // gateway's code travels in data for clients that branch on it.
+    const { code, statusCode, message } = failure
+    return reply.send({ jsonrpc: '2.0', id: null, error: { code: -32000, message, data: { code, statusCode } } })
   }
   return reply.send({
     statusCode: failure.statusCode,

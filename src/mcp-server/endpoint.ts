@@ -12,8 +12,8 @@ import { SessionStore, type McpSession } from './sessions.ts'
 const LIST_CHANGED_QUIET_MS = 100
 
 /** A JSON-RPC error answered by the endpoint itself, as the SDK's transport answers its own. */
-export function jsonRpcError (status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status })
+export function jsonRpcError (status: number, code: number, message: string, headers?: Record<string, string>): Response {
+  return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status, headers })
 }
 
 /** The Fastify request as a web Request for the transport; the body was parsed (and size-capped) already. */
@@ -56,11 +56,13 @@ export class McpEndpoint {
       const session = this.#sessions.get(sessionId, ownerOf(request))
       // Unknown, closed, or another key's: the same answer, so ids cannot be probed.
       if (session === undefined) return jsonRpcError(404, -32001, 'Session not found: it ended or never existed; send initialize again without Mcp-Session-Id')
+      this.#sessions.busyUntilClosed(session, reply.raw)
       return await session.transport.handleRequest(web, { parsedBody: request.body })
     }
-    if (request.method !== 'POST') {
-      return jsonRpcError(400, -32000, `${request.method} /mcp needs the Mcp-Session-Id header of a session (initialize opens one)`)
-    }
+    // Without a session there is no stream to open (MCP: 405 tells the client to go on without
+    // one) and nothing to end.
+    if (request.method === 'GET') return jsonRpcError(405, -32000, 'GET /mcp streams a session\'s notifications: send the Mcp-Session-Id header of a session (initialize opens one)', { allow: 'POST, DELETE' })
+    if (request.method === 'DELETE') return jsonRpcError(400, -32000, 'DELETE /mcp ends a session: send the Mcp-Session-Id header of the session to end')
     if (isInitializeRequest(request.body) && this.#sessions.hasRoom()) return await this.#open(web, request)
     return await this.#stateless(web, request, reply)
   }
@@ -85,7 +87,7 @@ export class McpEndpoint {
       onsessionclosed: () => { this.#sessions.forget(id) }
     })
     const server = createProtocolServer(this.#app, this.#requestOf)
-    const session: McpSession = { id, owner: ownerOf(request), server, transport, lastSeen: Date.now() }
+    const session: McpSession = { id, owner: ownerOf(request), server, transport, lastSeen: Date.now(), busy: 0 }
     transport.onclose = () => { this.#sessions.forget(id) }
     await server.connect(transport)
     this.#sessions.add(session)

@@ -1,5 +1,6 @@
 // MCP sessions kept in memory: bounded in number (past the bound clients are served statelessly),
-// closed after an idle time, closed all together on shutdown, and told when the tools change.
+// closed after an idle time (no request, and none still open), closed all together on shutdown,
+// and told when the tools change.
 import type { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import type { Logger } from 'pino'
 
@@ -10,6 +11,8 @@ export interface McpSession {
   readonly server: Server
   readonly transport: WebStandardStreamableHTTPServerTransport
   lastSeen: number
+  /** Requests of the session still open (a long call, the GET notification stream): not idle. */
+  busy: number
 }
 
 export interface SessionStoreOptions {
@@ -53,6 +56,18 @@ export class SessionStore {
     return session
   }
 
+  /**
+   * Counts the session busy while `response` is open: a client listening on its GET stream, or
+   * waiting for a long call, is not idle. Idle time counts again from the moment it closes.
+   */
+  busyUntilClosed (session: McpSession, response: NodeJS.EventEmitter): void {
+    session.busy++
+    response.once('close', () => {
+      session.busy--
+      session.lastSeen = this.#now()
+    })
+  }
+
   /** Forgets a session its transport closed (DELETE, or closed here). */
   forget (id: string): void {
     this.#sessions.delete(id)
@@ -67,7 +82,7 @@ export class SessionStore {
   sweep (): void {
     const oldest = this.#now() - this.#options.idleMs
     for (const session of [...this.#sessions.values()]) {
-      if (session.lastSeen > oldest) continue
+      if (session.busy > 0 || session.lastSeen > oldest) continue
       this.#options.logger.info({ mcpSession: session.id }, 'MCP session closed: idle')
       this.close(session).catch(() => {})
     }

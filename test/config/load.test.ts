@@ -54,6 +54,7 @@ test('with an empty environment every default is filled', async (t) => {
     requestTimeoutMs: 30_000,
     maxConnections: 512,
     authFailures: { max: 10, windowMs: 60_000 },
+    allowedHosts: [],
     metricsPublic: false,
     shutdownGraceMs: 30_000,
     rateLimit: { timeWindowMs: 60_000 }
@@ -66,6 +67,7 @@ test('with an empty environment every default is filled', async (t) => {
   assert.deepEqual(config.logging, { secretArguments: [], secretEnv: [] })
   assert.deepEqual(config.web.allowHosts, [])
   assert.equal(config.terminal.enabled, false)
+  assert.deepEqual(config.mcp, { allowedOrigins: [], maxSessions: 1000, sessionIdleMs: 600_000, pageSize: 500 })
 })
 
 test('the environment is read from options.env, not from the process', async (t) => {

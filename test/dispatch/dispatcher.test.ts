@@ -435,7 +435,7 @@ test('partial limits keep the other defaults', () => {
 // ---- cancellation ----
 
 test('the caller aborting mid-call: cancelled, 499, and the handler\'s signal fires', async () => {
-  const { dispatch, add } = setup()
+  const { dispatch, add, waitFor, lines } = setup()
   const caller = new AbortController()
   let signal: AbortSignal | undefined
   add('long', {
@@ -450,6 +450,10 @@ test('the caller aborting mid-call: cancelled, 499, and the handler\'s signal fi
   assert.equal(outcome.httpStatus, 499)
   assert.equal(outcome.error!.code, 'GW_ERR_CANCELLED')
   assert.equal(signal!.aborted, true)
+  // The handler's answer after its caller left is routine, not a fault of the tool: no warning.
+  const late = await waitFor((line) => line.msg === 'late tool result discarded: the call had been cancelled')
+  assert.equal(late.level, 20)
+  assert.deepEqual(lines().filter((line) => (line.level as number) >= 40), [])
 })
 
 test('an already-aborted caller signal: cancelled without running the handler', async () => {

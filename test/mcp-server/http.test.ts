@@ -55,6 +55,10 @@ test('toolsets in the URL narrow both the list and what may be called', async (t
   const client = await connect(t, new URL(`${url.href}?toolsets=elsewhere`))
   assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['other'])
   await assert.rejects(client.callTool({ name: 'echo', arguments: {} }), /Unknown tool/)
+  for (const [query, reason] of [['toolsets=nowhere', /Unknown toolset: .*nowhere.*Valid toolsets: .*elsewhere/], ['toolsets=', /toolsets names no toolset/]] as const) {
+    const refused = new Client({ name: 'misconfigured', version: '1' })
+    await assert.rejects(refused.connect(new StreamableHTTPClientTransport(new URL(`${url.href}?${query}`))), reason)
+  }
 })
 
 test('a large list comes in pages through cursors', async (t) => {
@@ -124,4 +128,42 @@ test('a foreign Origin is refused 403; an allowed one passes; keys are required 
   assert.match(((await evil.json()) as { error: { message: string } }).error.message, /evil\.example.*not allowed/)
   const good = await fetch(url, { method: 'POST', body, headers: { ...headers, origin: 'http://localhost:6274' } })
   assert.equal(good.status, 200)
+})
+
+test('an MCP call goes through the same dispatcher: coercion, validation, the metrics and the call log', async (t) => {
+  const { url, app, log } = await gateway(t)
+  app.gateway.registry.register(fixtureTool('counts', {
+    schema: { parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } },
+    handler: async (args) => JSON.stringify({ doubled: (args.n as number) * 2 })
+  }))
+  const client = await connect(t, url)
+  // A model's "21" is coerced as for /dispatch; a missing argument is the same validation error.
+  assert.deepEqual((await client.callTool({ name: 'counts', arguments: { n: '21' } })).content, [{ type: 'text', text: '{"doubled":42}' }])
+  const invalid = await client.callTool({ name: 'counts', arguments: {} })
+  assert.equal(invalid.isError, true)
+  assert.equal((invalid._meta?.['tool-gateway/outcome'] as { status: string, code: string }).status, 'invalid')
+  assert.equal((invalid._meta?.['tool-gateway/outcome'] as { code: string }).code, 'GW_ERR_INVALID_ARGUMENTS')
+  const metrics = await app.inject({ method: 'GET', url: '/metrics' })
+  assert.match(metrics.body, /gateway_tool_calls_total\{tool="counts",status="ok"\} 1/)
+  assert.match(metrics.body, /gateway_tool_calls_total\{tool="counts",status="invalid"\} 1/)
+  const logged = log.lines().filter((line) => line.msg === 'tool call' && line.tool === 'counts')
+  assert.deepEqual(logged.map((line) => line.status), ['ok', 'invalid'])
+})
+
+test('the rate limit counts /mcp requests as any others: over it, 429 with Retry-After, as JSON-RPC', async (t) => {
+  const { url } = await gateway(t, { RATE_LIMIT_MAX: '3' })
+  const ping = { jsonrpc: '2.0', id: 1, method: 'ping' }
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+  const statuses: number[] = []
+  let last: Response | undefined
+  for (let i = 0; i < 4; i++) {
+    last = await fetch(url, { method: 'POST', headers, body: JSON.stringify(ping) })
+    statuses.push(last.status)
+    if (i < 3) await last.text()
+  }
+  assert.deepEqual(statuses, [200, 200, 200, 429])
+  assert.ok(last?.headers.get('retry-after'))
+  const body = await last?.json() as { jsonrpc: string, error: { data: { code: string } } }
+  assert.equal(body.jsonrpc, '2.0')
+  assert.equal(body.error.data.code, 'GW_ERR_RATE_LIMITED')
 })

@@ -76,6 +76,8 @@ class HandlerRun implements ToolContext {
   readonly #answer: Pending
   #ended = false
   #aborted = false
+  /** The call ended by its deadline (not by its caller): a late answer then is the tool's fault. */
+  #deadlinePassed = false
   #abortReason: unknown = undefined
   /** Built only when the handler reads ctx.signal: most handlers never do (bench/README.md). */
   #controller: AbortController | undefined = undefined
@@ -160,6 +162,7 @@ class HandlerRun implements ToolContext {
 
   #timedOut (): void {
     const message = `Tool ${this.#entry.name} timed out after ${this.#timeoutMs} ms`
+    this.#deadlinePassed = true
     this.#abort(new DOMException(message, 'TimeoutError'), failed('timeout', message))
   }
 
@@ -169,8 +172,13 @@ class HandlerRun implements ToolContext {
   }
 
   #reportLate (late: Promise<unknown>): void {
+    // A handler that outlives its deadline ignored its signal: a fault of the tool worth a warning.
+    // One that answers after its caller left is ordinary (the work was under way): debug only.
     late.then(
-      () => this.#call.logger.warn({ timeoutMs: this.#timeoutMs }, 'late tool result discarded: the call had already ended'),
+      () => {
+        if (this.#deadlinePassed) this.#call.logger.warn({ timeoutMs: this.#timeoutMs }, 'late tool result discarded: the call had already ended')
+        else this.#call.logger.debug('late tool result discarded: the call had been cancelled')
+      },
       (err: unknown) => this.#call.logger.debug({ err }, 'tool failed after its call had ended')
     )
   }

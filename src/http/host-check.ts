@@ -1,0 +1,38 @@
+// DNS-rebinding protection for the whole gateway. A web page the user opens can rebind its own name
+// to 127.0.0.1 and then, being "same origin", read /definitions and post to /dispatch or /mcp of a
+// gateway on the user's machine; the one thing it cannot change is the Host header, which names the
+// page's domain. So a gateway listening on loopback answers only requests addressed to a loopback
+// name, and an operator can name the hosts of any other gateway (http.allowedHosts).
+import { localhostAllowedHostnames, validateHostHeader } from '@modelcontextprotocol/server'
+import fp from 'fastify-plugin'
+import type { GatewayConfig } from '../config/schema.ts'
+import { isLoopback } from '../config/protected-mode.ts'
+import { HostNotAllowedError } from '../errors.ts'
+
+/** Host names requests must address, or undefined when any is accepted. */
+export function allowedHostnames (config: Pick<GatewayConfig, 'host' | 'http'>): string[] | undefined {
+  const configured = config.http.allowedHosts
+  if (configured.includes('*')) return undefined
+  if (configured.length > 0) return configured.map((host) => host.toLowerCase())
+  if (!isLoopback(config.host)) return undefined
+  const own = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host
+  return [...new Set([...localhostAllowedHostnames(), own.toLowerCase()])]
+}
+
+export default fp<{ config: GatewayConfig }>(async function hostCheck (app, { config }) {
+  const allowed = allowedHostnames(config)
+  if (allowed === undefined) return
+  // Clients send the same few Host values again and again: each is parsed once.
+  const accepted = new Set<string>()
+  app.addHook('onRequest', async (request) => {
+    const host = request.headers.host ?? ''
+    if (accepted.has(host)) return
+    const verdict = validateHostHeader(host, allowed)
+    if (verdict.ok) {
+      if (accepted.size < 64) accepted.add(host)
+      return
+    }
+    request.log.warn({ host }, 'request refused: Host not allowed')
+    throw new HostNotAllowedError(`${verdict.message}: this gateway answers requests addressed to ${allowed.join(', ')}; add the name to http.allowedHosts (ALLOWED_HOSTS)`)
+  })
+}, { name: 'host-check' })
