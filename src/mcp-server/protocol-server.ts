@@ -2,7 +2,7 @@
 // low-level Server with tools/list and tools/call answered per caller and per request, from the
 // caller behind the message (its key's scope, its toolset selection, its logger, what cancels it).
 // Nothing is registered in advance: the registry is read when a client asks, as /definitions reads it.
-import { Server, type CallToolResult, type ServerContext, type Tool } from '@modelcontextprotocol/server'
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ServerContext, type Tool } from '@modelcontextprotocol/server'
 import type { FastifyInstance } from 'fastify'
 import type { Caller } from '../access/caller.ts'
 import type { DefinitionsPayload } from '../definitions/definitions.ts'
@@ -47,6 +47,8 @@ function progressSender (ctx: ServerContext): ((update: ToolProgress) => void) |
 }
 
 async function callTool (app: FastifyInstance, caller: Caller, params: { name: string, arguments?: unknown }, ctx: ServerContext): Promise<CallToolResult> {
+  // /mcp refuses every request while draining; a stdio connection stays open, so its calls are refused here.
+  if (app.lifecycle.draining) throw new ProtocolError(ProtocolErrorCode.InternalError, 'the gateway is shutting down; no new tool calls are accepted')
   const { selection, scope } = caller
   // Only a selection narrows what may be called: without one, the key's scope alone decides.
   const selected = selection.toolsets === undefined && selection.disabled === undefined
