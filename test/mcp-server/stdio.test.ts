@@ -213,4 +213,3 @@ test('the bin refuses a Node older than engines, saying which is needed', async 
   assert.match(gateway.stderr(), /^tool-gateway: Node\.js 24\.11\.0 or later is required; this is Node\.js 22\.9\.0/)
   assert.equal(gateway.stdout(), '')
 })
-
