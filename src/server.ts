@@ -1,30 +1,40 @@
-// The process entry point: load and check the config, build the logger and the app, listen, and
-// drain gracefully on SIGTERM / SIGINT. A bad config, or a required plugin that fails to load, exits
-// with code 1 and a message naming the field or the plugin.
+// The process entry point: read the command line, load and check the config, build the logger and
+// the app, then either listen (HTTP: REST and /mcp) or, with --stdio, serve MCP on stdin/stdout;
+// drain gracefully on SIGTERM / SIGINT. A bad command line exits 2 with the usage; a bad config, or
+// a required plugin that fails to load, exits 1 with a message naming the field or the plugin.
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.ts'
+import { parseCommandLine, USAGE, UsageError, type CommandLine } from './cli-options.ts'
 import { loadConfig } from './config/load.ts'
 import { assertProtectedMode } from './config/protected-mode.ts'
+import type { GatewayConfig } from './config/schema.ts'
 import { createLogger } from './logger.ts'
+import { claimStdout, runStdio } from './mcp-server/stdio-process.ts'
 import { drainAndClose } from './shutdown.ts'
 
-async function main (): Promise<void> {
-  let config
+function cannotStart (err: unknown): never {
+  process.stderr.write(`tool-gateway: cannot start: ${(err as Error).message}\n`)
+  process.exit(1)
+}
+
+function commandLine (): CommandLine {
   try {
-    config = await loadConfig()
-    assertProtectedMode(config)
+    return parseCommandLine(process.argv.slice(2))
   } catch (err) {
-    process.stderr.write(`tool-gateway: cannot start: ${(err as Error).message}\n`)
-    process.exit(1)
+    if (!(err instanceof UsageError)) throw err
+    process.stderr.write(`tool-gateway: ${err.message}\n${USAGE}\n`)
+    process.exit(2)
   }
+}
+
+async function serveHttp (config: GatewayConfig): Promise<void> {
   const logger = createLogger(config)
   let app
   try {
     app = await buildApp(config, { logger })
   } catch (err) {
     // Start-up refused (a required plugin failed to load): the log has the details, stderr the reason.
-    process.stderr.write(`tool-gateway: cannot start: ${(err as Error).message}\n`)
-    process.exit(1)
+    cannotStart(err)
   }
   // The grace given to close-with-grace is ours plus a margin, so the drain decides, not a kill.
   closeWithGrace({ delay: config.http.shutdownGraceMs + 5_000, logger }, async ({ signal, err }) => {
@@ -33,6 +43,26 @@ async function main (): Promise<void> {
     await drainAndClose(app, config.http.shutdownGraceMs)
   })
   await app.listen({ host: config.host, port: config.port })
+}
+
+async function main (): Promise<void> {
+  const command = commandLine()
+  if (command.mode === 'help') {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
+  // Before anything loads that could print: from here on stdout carries JSON-RPC only.
+  const protocolOut = command.mode === 'stdio' ? claimStdout() : undefined
+  let config
+  try {
+    config = await loadConfig()
+    // Protected mode is about a listening port; stdio opens none.
+    if (command.mode === 'http') assertProtectedMode(config)
+  } catch (err) {
+    cannotStart(err)
+  }
+  if (command.mode === 'stdio') await runStdio(config, command, protocolOut!)
+  else await serveHttp(config)
 }
 
 await main()

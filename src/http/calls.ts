@@ -1,10 +1,12 @@
-// The life of a tool call at the edge: an HTTP request becomes a dispatch request (headers read,
-// the caller's scope applied), the call is counted in flight (draining waits for it) and in the
-// metrics, and it is cancelled when its client goes away or the gateway gives up on shutdown.
+// The life of a tool call at the edge: an HTTP request (or an MCP caller) becomes a dispatch request
+// (headers read, the caller's scope applied), the call is counted in flight (draining waits for it)
+// and in the metrics, and it is cancelled when its client goes away or the gateway gives up on shutdown.
 import type { FastifyRequest } from 'fastify'
+import type { Caller } from '../access/caller.ts'
 import type { KeyScope } from '../access/key-scope.ts'
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
+import type { Cancellation } from '../dispatch/cancellation.ts'
 import type { DispatchOutcome } from '../dispatch/outcome.ts'
 import type { Pending } from '../dispatch/pending.ts'
 import type { DispatchRequest } from '../dispatch/pipeline.ts'
@@ -17,7 +19,7 @@ declare module 'fastify' {
   }
 }
 
-/** What another protocol over HTTP (MCP) adds to a call beside the request's own. */
+/** What another protocol (MCP) adds to a call beside what its request or caller carries. */
 export interface CallExtras {
   /** Aborts the call besides the connection closing (an MCP `notifications/cancelled`). */
   signal?: AbortSignal
@@ -29,10 +31,14 @@ export interface CallExtras {
 
 export interface Calls {
   /**
-   * Starts one tool call for `request`. The Pending settles in the turn the call ends (the route
-   * answers without a promise hop); it is also a thenable for callers that await.
+   * Starts one tool call for a REST `request`. The Pending settles in the turn the call ends (the
+   * route answers without a promise hop); it is also a thenable for callers that await.
    */
-  start: (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, extras?: CallExtras) => Pending<DispatchOutcome>
+  start: (request: FastifyRequest, name: string, args: unknown, callId: string | undefined) => Pending<DispatchOutcome>
+  /** Starts one tool call for a caller that is not an HTTP request of its own (MCP, over /mcp or stdio). */
+  run: (caller: Caller, name: string, args: unknown, extras?: CallExtras) => Pending<DispatchOutcome>
+  /** What cancels the calls of `request`'s connection: the client going away, or shutdown giving up. */
+  cancellationOf: (request: FastifyRequest) => Cancellation
 }
 
 /** Outside the caller's toolsets a tool does not exist for it; `narrower` can only take more away. */
@@ -40,6 +46,23 @@ function visibleTo (scope: KeyScope, narrower: ((tool: string) => boolean) | und
   if (!scope.restricted) return narrower
   if (narrower === undefined) return (tool) => scope.mayUse(tool)
   return (tool) => scope.mayUse(tool) && narrower(tool)
+}
+
+/** The dispatch request of a call by a caller that is not an HTTP request of its own. */
+function callOf (caller: Caller, name: string, args: unknown, extras: CallExtras | undefined): DispatchRequest {
+  return {
+    name,
+    visible: visibleTo(caller.scope, extras?.visible),
+    args,
+    sessionId: caller.sessionId,
+    principal: caller.principal,
+    cancellation: caller.cancellation,
+    timeoutMs: caller.limits?.timeoutMs,
+    maxResultChars: caller.limits?.maxResultChars,
+    signal: extras?.signal,
+    onProgress: extras?.onProgress,
+    logger: caller.logger
+  }
 }
 
 export default fp(async function calls (app) {
@@ -52,25 +75,8 @@ export default fp(async function calls (app) {
     lifecycle.leave()
   }
 
-  function start (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, extras?: CallExtras): Pending<DispatchOutcome> {
-    const { headers, scope } = request
-    // Read before the call is counted in: a bad header throws here.
-    const timeoutMs = numericHeader(headers, 'x-tool-timeout-ms')
-    const maxResultChars = numericHeader(headers, 'x-max-result-chars')
-    const call = {
-      name,
-      visible: visibleTo(scope, extras?.visible),
-      args,
-      callId,
-      sessionId: headers['x-session-id'] as string | undefined,
-      principal: request.principal?.name,
-      cancellation: cancellations.of(request.raw.socket),
-      timeoutMs,
-      maxResultChars,
-      signal: extras?.signal,
-      onProgress: extras?.onProgress,
-      logger: request.log as unknown as Logger
-    }
+  /** Counts the call in, runs it, and counts it out in the turn it ends. */
+  function launch (call: DispatchRequest): Pending<DispatchOutcome> {
     lifecycle.enter()
     metrics.callStarted()
     return gateway.dispatcher.start(call).map((outcome) => {
@@ -82,5 +88,27 @@ export default fp(async function calls (app) {
     })
   }
 
-  app.decorate('calls', { start })
+  function start (request: FastifyRequest, name: string, args: unknown, callId: string | undefined): Pending<DispatchOutcome> {
+    const { headers, scope } = request
+    // Read before the call is counted in: a bad header throws here.
+    const timeoutMs = numericHeader(headers, 'x-tool-timeout-ms')
+    const maxResultChars = numericHeader(headers, 'x-max-result-chars')
+    return launch({
+      name,
+      visible: visibleTo(scope, undefined),
+      args,
+      callId,
+      sessionId: headers['x-session-id'] as string | undefined,
+      principal: request.principal?.name,
+      cancellation: cancellations.of(request.raw.socket),
+      timeoutMs,
+      maxResultChars,
+      logger: request.log as unknown as Logger
+    })
+  }
+
+  const cancellationOf = (request: FastifyRequest): Cancellation => cancellations.of(request.raw.socket)
+
+  const run = (caller: Caller, name: string, args: unknown, extras?: CallExtras): Pending<DispatchOutcome> => launch(callOf(caller, name, args, extras))
+  app.decorate('calls', { start, run, cancellationOf })
 }, { name: 'calls', dependencies: ['lifecycle', 'metrics', 'access'] })

@@ -1,15 +1,15 @@
 // The /mcp endpoint behind the route: each HTTP request (already authenticated and scoped by the
 // edge's hooks) goes to its session's transport, opens a session (an `initialize` while there is
 // room), or is served statelessly by a server made for it alone. Handlers find the Fastify request
-// behind a message through the web Request handed to the SDK's transport.
+// behind a message, and so its caller, through the web Request handed to the SDK's transport.
 import { randomUUID } from 'node:crypto'
 import { WebStandardStreamableHTTPServerTransport, isInitializeRequest, type ServerContext } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Caller } from '../access/caller.ts'
+import { callerOfRequest } from './http-caller.ts'
+import { onToolsChanged } from './list-changed.ts'
 import { createProtocolServer } from './protocol-server.ts'
 import { SessionStore, type McpSession } from './sessions.ts'
-
-/** Registry changes arriving within this time make one tools/list_changed per session. */
-const LIST_CHANGED_QUIET_MS = 100
 
 /** A JSON-RPC error answered by the endpoint itself, as the SDK's transport answers its own. */
 export function jsonRpcError (status: number, code: number, message: string, headers?: Record<string, string>): Response {
@@ -34,14 +34,13 @@ export class McpEndpoint {
   readonly #app: FastifyInstance
   readonly #sessions: SessionStore
   readonly #requests = new WeakMap<Request, FastifyRequest>()
-  readonly #onRegistryChange = (): void => { this.#scheduleListChanged() }
-  #listChangedTimer: NodeJS.Timeout | undefined = undefined
+  readonly #toolsChanged: { stop: () => void }
 
   constructor (app: FastifyInstance) {
     const { maxSessions, sessionIdleMs } = app.gateway.config.mcp
     this.#app = app
     this.#sessions = new SessionStore({ maxSessions, idleMs: sessionIdleMs, logger: app.log })
-    app.gateway.registry.on('change', this.#onRegistryChange)
+    this.#toolsChanged = onToolsChanged(app.gateway.registry, () => { this.#sessions.toolsChanged() })
   }
 
   get sessions (): SessionStore {
@@ -68,16 +67,15 @@ export class McpEndpoint {
   }
 
   async close (): Promise<void> {
-    this.#app.gateway.registry.off('change', this.#onRegistryChange)
-    clearTimeout(this.#listChangedTimer)
+    this.#toolsChanged.stop()
     await this.#sessions.closeAll()
   }
 
-  #requestOf = (ctx: ServerContext): FastifyRequest => {
+  #callerOf = (ctx: ServerContext): Caller => {
     const request = ctx.http?.req === undefined ? undefined : this.#requests.get(ctx.http.req)
     // Every message reaches a handler through handleRequest, which always passes its Request.
     if (request === undefined) throw new Error('MCP message without the HTTP request that carried it')
-    return request
+    return callerOfRequest(this.#app, request)
   }
 
   async #open (web: Request, request: FastifyRequest): Promise<Response> {
@@ -86,7 +84,7 @@ export class McpEndpoint {
       sessionIdGenerator: () => id,
       onsessionclosed: () => { this.#sessions.forget(id) }
     })
-    const server = createProtocolServer(this.#app, this.#requestOf)
+    const server = createProtocolServer(this.#app, this.#callerOf)
     const session: McpSession = { id, owner: ownerOf(request), server, transport, lastSeen: Date.now(), busy: 0 }
     transport.onclose = () => { this.#sessions.forget(id) }
     await server.connect(transport)
@@ -100,19 +98,10 @@ export class McpEndpoint {
 
   async #stateless (web: Request, request: FastifyRequest, reply: FastifyReply): Promise<Response> {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined })
-    const server = createProtocolServer(this.#app, this.#requestOf)
+    const server = createProtocolServer(this.#app, this.#callerOf)
     await server.connect(transport)
     // The answer may stream (progress before the result): the server lives until it is sent.
     reply.raw.once('close', () => { server.close().catch(() => {}) })
     return await transport.handleRequest(web, { parsedBody: request.body })
-  }
-
-  #scheduleListChanged (): void {
-    if (this.#listChangedTimer !== undefined) return
-    this.#listChangedTimer = setTimeout(() => {
-      this.#listChangedTimer = undefined
-      this.#sessions.toolsChanged()
-    }, LIST_CHANGED_QUIET_MS)
-    this.#listChangedTimer.unref()
   }
 }
