@@ -8,6 +8,8 @@
 # Mount a volume on /workspace for the files the file tools work on, and your own tool modules on a
 # folder named by EXTRA_TOOLS_DIRS (README, "Adding your own tools"). Run with `--init` when the
 # terminal tool is enabled, so that orphaned child processes are reaped.
+# MCP over stdio for a desktop client (no port, no /healthz: README, "Over stdio"):
+#   docker run -i --rm --init --no-healthcheck -v "$PWD:/workspace" tool-gateway node dist/src/server.js --stdio
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
