@@ -8,7 +8,7 @@ import { OriginNotAllowedError } from '../src/errors.ts'
 import { commaList, selectionList } from '../src/http/query.ts'
 import { ToolsetList } from '../src/http/schemas.ts'
 import { McpEndpoint } from '../src/mcp-server/endpoint.ts'
-import { originAllowed } from '../src/mcp-server/origin.ts'
+import { originPolicy } from '../src/mcp-server/origin.ts'
 
 const Query = Type.Object({
   toolsets: ToolsetList('Comma-separated toolsets to serve, as for /definitions; absent = every toolset the caller may use.'),
@@ -17,7 +17,7 @@ const Query = Type.Object({
 
 const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const endpoint = new McpEndpoint(app)
-  const { allowedOrigins } = app.gateway.config.mcp
+  const originAllowed = originPolicy(app.gateway.config.mcp.allowedOrigins, app.gateway.config.host)
   // Before the server stops listening: open notification streams would otherwise hold it open.
   app.addHook('preClose', async () => { await endpoint.close() })
 
@@ -33,7 +33,7 @@ const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     onRequest: async (request) => {
       const origin = request.headers.origin
-      if (originAllowed(origin, allowedOrigins)) return
+      if (originAllowed(origin)) return
       request.log.warn({ origin }, 'MCP request refused: origin not allowed')
       throw new OriginNotAllowedError(`Origin ${JSON.stringify(origin)} is not allowed on /mcp; add it to mcp.allowedOrigins (MCP_ALLOWED_ORIGINS)`)
     },

@@ -96,7 +96,7 @@ export const ConfigSchema = Type.Object({
   mcp: Type.Object({
     allowedOrigins: Type.Array(Type.String({ minLength: 1 }), {
       default: [],
-      description: 'Browser origins allowed to call /mcp (MCP_ALLOWED_ORIGINS, comma-separated; `*` = any); a request with any other Origin header is refused 403 (DNS-rebinding protection). Requests without Origin (non-browser clients) pass.'
+      description: 'Browser origins allowed to call /mcp (MCP_ALLOWED_ORIGINS, comma-separated; `*` = any); a request with any other Origin header is refused 403 (DNS-rebinding protection). Empty: on a loopback host, pages of localhost / 127.0.0.1 / [::1] on any port; elsewhere none. Requests without Origin (non-browser clients) pass.'
     }),
     maxSessions: Type.Integer({ minimum: 0, default: 1000, description: 'MCP sessions kept at once (MCP_MAX_SESSIONS); past it, or at 0, clients are served statelessly.' }),
     sessionIdleMs: PositiveMs('An MCP session with no request for this long, and none open (a call, its notification stream), is closed (MCP_SESSION_IDLE_MS).', 600_000),

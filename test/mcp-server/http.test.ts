@@ -128,6 +128,13 @@ test('a foreign Origin is refused 403; an allowed one passes; keys are required 
   assert.match(((await evil.json()) as { error: { message: string } }).error.message, /evil\.example.*not allowed/)
   const good = await fetch(url, { method: 'POST', body, headers: { ...headers, origin: 'http://localhost:6274' } })
   assert.equal(good.status, 200)
+  // With a list, only its origins: another loopback page is refused.
+  const other = await fetch(url, { method: 'POST', body, headers: { ...headers, origin: 'http://localhost:3000' } })
+  assert.equal(other.status, 403)
+  // Without one, a loopback gateway takes loopback pages (the MCP Inspector), nothing else.
+  const { url: open } = await gateway(t)
+  assert.equal((await fetch(open, { method: 'POST', body, headers: { ...headers, origin: 'http://127.0.0.1:6274' } })).status, 200)
+  assert.equal((await fetch(open, { method: 'POST', body, headers: { ...headers, origin: 'http://evil.example' } })).status, 403)
 })
 
 test('an MCP call goes through the same dispatcher: coercion, validation, the metrics and the call log', async (t) => {
