@@ -70,7 +70,7 @@ export const ConfigSchema = Type.Object({
     default: [],
     description: 'Folders of your own tool modules, discovered after toolsDir (EXTRA_TOOLS_DIRS, comma-separated).'
   }),
-  workspaceRoot: Type.String({ minLength: 1, default: './workspace', description: 'The only folder file tools may touch (WORKSPACE_ROOT); created at start.' }),
+  workspaceRoot: Type.String({ minLength: 1, default: './workspace', description: 'The only folder file tools may touch (WORKSPACE_ROOT); created on first use.' }),
   workspaceMaxBytes: Type.Integer({ minimum: 1, default: 1_073_741_824, description: 'Most bytes the files of the workspace may hold together; write_file and patch refuse a write past it (WORKSPACE_MAX_BYTES).' }),
   http: Type.Object({
     bodyLimitBytes: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'Largest request body; larger answers 413 (BODY_LIMIT_BYTES).' }),

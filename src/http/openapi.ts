@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
 import { Envelope } from '../dispatch/outcome.ts'
+import { GATEWAY_IDENTITY } from '../version.ts'
 import { ErrorBody, OpenAITool } from './schemas.ts'
 
 export default fp(async function openapi (app) {
@@ -15,7 +16,7 @@ export default fp(async function openapi (app) {
       openapi: '3.0.3',
       info: {
         title: 'Tool gateway',
-        version: '0.1.0',
+        version: GATEWAY_IDENTITY.version,
         description: 'AI agents discover tools (GET /definitions) and run them (POST /dispatch) over REST.'
       },
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key from the gateway config.' } } },

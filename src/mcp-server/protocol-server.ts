@@ -7,10 +7,9 @@ import type { FastifyInstance } from 'fastify'
 import type { Caller } from '../access/caller.ts'
 import type { DefinitionsPayload } from '../definitions/definitions.ts'
 import type { ToolProgress } from '../registry/types.ts'
+import { GATEWAY_IDENTITY } from '../version.ts'
 import { callResultOf } from './call-result.ts'
 import { mcpToolOf, pageOf, type ToolPage } from './tool-listing.ts'
-
-export const SERVER_INFO = { name: 'tool-gateway', version: '1.0.0' }
 
 /** Finds the caller behind the message a handler answers. */
 export type CallerOf = (ctx: ServerContext) => Caller
@@ -63,7 +62,7 @@ async function callTool (app: FastifyInstance, caller: Caller, params: { name: s
 }
 
 export function createProtocolServer (app: FastifyInstance, callerOf: CallerOf): Server {
-  const server = new Server(SERVER_INFO, {
+  const server = new Server({ ...GATEWAY_IDENTITY }, {
     capabilities: { tools: { listChanged: true } },
     instructions: 'The tools of a tool gateway; each call runs with the gateway\'s validation, deadline and result cap.'
   })

@@ -18,6 +18,7 @@ import type { McpClock } from './clock.ts'
 import { childEnvironment, childOf, isRunning, type StderrLog } from './stdio-child.ts'
 import { listAllTools, type ListedTools } from './tool-list.ts'
 import type { McpConnectionTuning } from './tuning.ts'
+import { GATEWAY_IDENTITY } from '../version.ts'
 
 export interface McpLinkOptions {
   config: McpServerConfig
@@ -111,7 +112,7 @@ export class McpLink {
     this.#clock = options.clock
     this.#onLost = options.onLost
     const transport = this.transport = createTransport(options.config)
-    const client = this.client = new Client({ name: 'tool-gateway', version: '0.1.0' }, { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION })
+    const client = this.client = new Client({ ...GATEWAY_IDENTITY }, { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION })
     // Set before connect: the client chains its own handler after this one.
     transport.onclose = () => {
       const last = this.#stderr?.lastLine
