@@ -14,7 +14,7 @@ export const ChatToolCall = Type.Object({
 }, { description: 'One tool call, exactly as in an assistant message.' })
 
 export const ChatBody = Type.Object({
-  tool_calls: Type.Array(ChatToolCall, { description: 'The tool_calls of the assistant message (the whole message is accepted too).' }),
+  tool_calls: Type.Array(ChatToolCall, { minItems: 1, description: 'The tool_calls of the assistant message (the whole message is accepted too).' }),
   ...ParallelFlags
 }, { description: 'Chat Completions: an assistant message, or an object, with tool_calls.' })
 
