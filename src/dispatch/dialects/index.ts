@@ -13,7 +13,7 @@ export type { BatchCall } from './dialect.ts'
 
 export const DIALECTS: readonly Dialect[] = [chat, responses, anthropic, gemini]
 
-const ACCEPTED = DIALECTS.map((dialect) => `- ${dialect.shape}`).join('\n')
+const ACCEPTED = DIALECTS.map((dialect) => dialect.shape).join('; ')
 const PARALLEL_FLAGS = ['parallel', 'parallel_tool_calls'] as const
 
 export interface ParsedBatch {
@@ -56,9 +56,9 @@ export function parseBatch (body: unknown): ParsedBatch {
     if (lists.length > 0 && (dialect === chat || lists.some(([list]) => list.some(dialect.isCall)))) found.push({ dialect, lists })
   }
   if (found.length > 1) {
-    throw new BadRequestError(`the body mixes tool calls of ${found.map(({ dialect }) => dialect.name).join(' and ')}: send one dialect per batch, one of:\n${ACCEPTED}`)
+    throw new BadRequestError(`the body mixes tool calls of ${found.map(({ dialect }) => dialect.name).join(' and ')}: send one dialect per batch, one of: ${ACCEPTED}`)
   }
-  if (found.length === 0) throw new BadRequestError(`the body holds no tool call in a shape the gateway knows; send one of:\n${ACCEPTED}`)
+  if (found.length === 0) throw new BadRequestError(`the body holds no tool call in a shape the gateway knows; send one of: ${ACCEPTED}`)
   const [{ dialect, lists }] = found
   const calls = lists.flatMap(([list, where]) => dialect.callsOf(list, where))
   if (calls.length === 0) throw new BadRequestError(`the ${dialect.name} body holds no tool call to run`)
