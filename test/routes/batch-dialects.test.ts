@@ -207,10 +207,14 @@ test('with parallel: false, a read_file after the write_file it depends on sees 
   }
 })
 
-test('a batch header is still checked on the batch route', async (t) => {
+test('batch headers are still checked against the route schema', async (t) => {
   const { app } = await buildTestApp(t)
   app.gateway.registry.register(fixtureTool('echo'))
   const res = await app.inject({ method: 'POST', url: '/dispatch', headers: { 'x-tool-timeout-ms': 'soon' }, payload: { parts: [{ functionCall: { name: 'echo' } }] } })
   assert.equal(res.statusCode, 400)
-  assert.match(res.json().error.message, /x-tool-timeout-ms/)
+  // The route's schema check (not the call's own reading of the header) refuses it.
+  assert.match(res.json().error.message, /headers\/x-tool-timeout-ms must match pattern/)
+  const long = await app.inject({ method: 'POST', url: '/dispatch', headers: { 'x-session-id': 'x'.repeat(300) }, payload: { parts: [{ functionCall: { name: 'echo' } }] } })
+  assert.equal(long.statusCode, 400)
+  assert.match(long.json().error.message, /headers\/x-session-id must NOT have more than 256 characters/)
 })
