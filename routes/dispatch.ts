@@ -1,10 +1,13 @@
-// POST /dispatch/:name runs one tool; POST /dispatch runs the tool_calls of an assistant message.
+// POST /dispatch/:name runs one tool; POST /dispatch runs the tool calls of a model turn, in the
+// dialect they came in (src/dispatch/dialects).
 // Every answer is the envelope, whose `content` goes to the model as is. A caller that goes away
 // aborts its calls; while the gateway drains, new calls get 503 with Retry-After.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { BadRequestError } from '../src/errors.ts'
+import { answerBatch, BatchAnswer, BatchBody, parseBatch } from '../src/dispatch/dialects/index.ts'
 import { mapWithConcurrency } from '../src/http/concurrency.ts'
+import { headerValidator } from '../src/http/header-validator.ts'
 
 const CallHeaders = Type.Object({
   'x-tool-call-id': Type.Optional(Type.String({ maxLength: 256, description: 'The model\'s tool call id, echoed in the envelope.' })),
@@ -17,32 +20,6 @@ const Arguments = Type.Union([
   Type.Object({}, { additionalProperties: true, description: 'The arguments as a JSON object.' }),
   Type.String({ description: 'The arguments as the JSON string a model emits.' })
 ], { description: 'Tool arguments: an object, or a JSON string holding one.' })
-
-const ToolCall = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 256, description: 'The tool call id from the model.' }),
-  type: Type.Optional(Type.Literal('function', { description: 'Always "function".' })),
-  function: Type.Object({
-    name: Type.String({ minLength: 1, maxLength: 256, description: 'The tool to run.' }),
-    arguments: Type.Optional(Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })], {
-      description: 'The arguments: the JSON string the model emitted (an object is accepted too).'
-    }))
-  }, { description: 'The function the model called.' })
-}, { description: 'One tool call, exactly as in an assistant message.' })
-
-const BatchBody = Type.Object({
-  tool_calls: Type.Array(ToolCall, { minItems: 1, description: 'The tool_calls of the assistant message.' })
-}, { description: 'A batch of tool calls.' })
-
-const ToolMessage = Type.Object({
-  role: Type.Literal('tool', { description: 'Always "tool".' }),
-  tool_call_id: Type.String({ description: 'The id of the call this answers.' }),
-  content: Type.String({ description: 'The result for the model.' })
-}, { description: 'A Chat Completions tool message.' })
-
-const BatchResponse = Type.Object({
-  messages: Type.Array(ToolMessage, { description: 'One tool message per call, in input order.' }),
-  results: Type.Array(Type.Ref('Envelope'), { description: 'The full envelope per call, in input order.' })
-}, { description: 'The answers of a batch.' })
 
 const ENVELOPE = Type.Ref('Envelope')
 // Every status the contract (src/dispatch/outcome.ts) or the edge (auth, body, draining) can answer.
@@ -80,25 +57,25 @@ const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/dispatch', {
     config: { envelope: true, refusedWhileDraining: true },
+    // The body is read by parseBatch, whose 400 names the dialect and the accepted shapes; a schema
+    // union would only say that no branch matched. The schema stays, for the OpenAPI document.
+    validatorCompiler: ({ schema, httpPart }) => httpPart === 'body' ? () => true : headerValidator(schema),
     schema: {
-      summary: 'Run the tool calls of an assistant message',
-      description: 'Runs the calls concurrently (up to the configured limit) and answers one tool message per call in input order; one failing call never fails the batch.',
+      summary: 'Run the tool calls of a model turn, in any dialect',
+      description: 'Runs the tool calls of a model turn (Chat tool_calls, Responses function_call items, Anthropic tool_use blocks or Gemini functionCall parts; the dialect is read from the shape) concurrently up to the configured limit, or in order with `parallel: false`, and answers one result per call in the same dialect, in input order; one failing call never fails the batch.',
       tags: ['dispatch'],
       headers: CallHeaders,
       body: BatchBody,
-      response: { 200: BatchResponse, 400: ENVELOPE, 401: ENVELOPE, 413: ENVELOPE, 415: ENVELOPE, 503: ENVELOPE }
+      response: { 200: BatchAnswer, 400: ENVELOPE, 401: ENVELOPE, 413: ENVELOPE, 415: ENVELOPE, 503: ENVELOPE }
     }
   }, async (request) => {
-    const toolCalls = request.body.tool_calls
-    if (toolCalls.length > maxBatchSize) {
-      throw new BadRequestError(`a batch holds at most ${maxBatchSize} tool calls (got ${toolCalls.length})`)
+    const batch = parseBatch(request.body)
+    if (batch.calls.length > maxBatchSize) {
+      throw new BadRequestError(`a batch holds at most ${maxBatchSize} tool calls (got ${batch.calls.length})`)
     }
-    const outcomes = await mapWithConcurrency(toolCalls, batchConcurrency, async (call) =>
-      await calls.start(request, call.function.name, call.function.arguments, call.id))
-    return {
-      messages: outcomes.map((outcome, i) => ({ role: 'tool' as const, tool_call_id: toolCalls[i].id, content: outcome.content })),
-      results: outcomes
-    }
+    const outcomes = await mapWithConcurrency(batch.calls, batch.sequential ? 1 : batchConcurrency, async (call) =>
+      await calls.start(request, call.name, call.args, call.id))
+    return answerBatch(batch, outcomes)
   })
 }
 

@@ -1,0 +1,70 @@
+// What every batch dialect provides: where its calls sit in a body, how one is checked and read, and
+// how an outcome is answered in kind. The table of dialects and the detection are in index.ts.
+import { Ajv, type ValidateFunction } from 'ajv'
+import { Type, type TSchema } from 'typebox'
+import { BadRequestError } from '../../errors.ts'
+import type { DispatchOutcome } from '../outcome.ts'
+
+/** One tool call of a batch, whatever dialect it came in. */
+export interface BatchCall {
+  /** The model's id for the call; undefined when the dialect leaves it optional (Gemini). */
+  id: string | undefined
+  name: string
+  /** An object, or the JSON string a model emitted; the dispatcher parses and coerces it. */
+  args: unknown
+}
+
+export interface Dialect {
+  readonly name: 'chat' | 'responses' | 'anthropic' | 'gemini'
+  /** The accepted body shapes, for the 400 that lists them. */
+  readonly shape: string
+  /** Keys of an object body whose array holds this dialect's calls. */
+  readonly containers: readonly string[]
+  /** Whether a bare array body can be a list of this dialect's items. */
+  readonly bareArray: boolean
+  /** Whether an item of a list is one of this dialect's calls (other items, e.g. text, are left alone). */
+  isCall: (item: unknown) => boolean
+  /** The calls of `list` (items already known to be calls are checked here); `where` names the list in errors. */
+  callsOf: (list: readonly unknown[], where: string) => BatchCall[]
+  /** The key of the answer's list, beside `results`. */
+  readonly answerKey: string
+  /** One call's answer, in this dialect's own shape. */
+  answer: (call: BatchCall, outcome: DispatchOutcome) => unknown
+}
+
+/** The flags a body may carry beside its calls (a whole request carries parallel_tool_calls). */
+export const ParallelFlags = {
+  parallel: Type.Optional(Type.Boolean({ description: 'false runs the calls in order, one after another (default true: concurrently).' })),
+  parallel_tool_calls: Type.Optional(Type.Boolean({ description: 'As parallel, from a whole request or response that carries it.' }))
+}
+
+export function isObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+// strict: false because the TypeBox schemas carry descriptions and OpenAPI-only keywords.
+const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false })
+
+/**
+ * A checker for one call item, compiled once from the same schema the OpenAPI document shows. It
+ * throws a 400 naming the item and the failing path; Ajv's messages never quote the data, so the
+ * message stays bounded whatever the body holds.
+ */
+export function callChecker<T> (schema: TSchema): (item: unknown, where: string) => T {
+  const validate: ValidateFunction = ajv.compile(schema)
+  return (item, where) => {
+    if (validate(item)) return item as T
+    const error = validate.errors?.[0]
+    throw new BadRequestError(`${where}${error?.instancePath ?? ''}: ${error?.message ?? 'is not a valid tool call'}`)
+  }
+}
+
+/** The calls among `list`'s items, each checked; their index in the list names them in errors. */
+export function checkedCalls<T> (list: readonly unknown[], where: string, isCall: (item: unknown) => boolean,
+  check: (item: unknown, where: string) => T, read: (item: T) => BatchCall): BatchCall[] {
+  const calls: BatchCall[] = []
+  list.forEach((item, i) => {
+    if (isCall(item)) calls.push(read(check(item, `${where}[${i}]`)))
+  })
+  return calls
+}
