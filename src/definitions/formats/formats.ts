@@ -41,7 +41,6 @@ export function variantOf (format: string | undefined, strictText: string | unde
   return { format: chosen, strict: strict === true, key: strict === true ? `${chosen}+strict` : chosen }
 }
 
-
 /** One definition in the variant's format, or undefined when the tool cannot be expressed in it. */
 export function formatTool (tool: OpenAIFunctionTool, variant: Variant, entry: ToolEntry | undefined): FormattedTool | undefined {
   const { name, description, parameters } = tool.function
