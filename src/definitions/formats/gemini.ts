@@ -69,6 +69,7 @@ function rewrite (node: unknown, path: string, walk: Walk): GeminiSchema {
   const nonNull = types.filter((type) => type !== 'null')
   // A type list of several types becomes a union of one branch per type.
   if (nonNull.length > 1) return union(node, nonNull.map((type) => ({ ...node, type })), path, walk)
+  if (types.length > 0 && nonNull.length === 0) throw new SchemaNotExpressible(path, 'a schema that accepts only null is not supported in Gemini\'s schema')
   const out = typed(node, nonNull[0], path, walk)
   if (types.includes('null')) out.nullable = true
   return out
