@@ -110,7 +110,7 @@ export async function toolsReport (gateway: Gateway, scope: KeyScope, toolset?: 
       description: entry.description,
       origin: originOf(entry.origin),
       annotations: { ...entry.annotations },
-      leftOutOf: leftOutOf(entry.name, entry.schema.parameters)
+      leftOutOf: [...leftOutOf(entry.name, entry.schema.parameters)]
     }
   })
   const available = tools.filter((t) => t.available).length

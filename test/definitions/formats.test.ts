@@ -220,3 +220,15 @@ test('a variant is built once per default answer: repeated requests return the s
   assert.equal(second, first)
   assert.ok(Object.isFrozen(first.tools) && Object.isFrozen(first.tools[0]), 'shared answers are frozen')
 })
+
+test('a name Gemini refuses (a leading digit) leaves the tool out of format=gemini only, with the reason', async () => {
+  built.app.gateway.registry.register(fixtureTool('9lives', { toolset: 'testing' }))
+  try {
+    assert.ok(!(await served<GeminiDeclaration>('format=gemini')).tools.some((tool) => tool.name === '9lives'))
+    assert.ok((await served<AnthropicTool>('format=anthropic')).tools.some((tool) => tool.name === '9lives'))
+    const row = (await built.app.inject('/tools')).json().tools.find((tool: { name: string }) => tool.name === '9lives')
+    assert.deepEqual(row.leftOutOf, [{ format: 'gemini', reason: 'the name must start with a letter or _ in Gemini (^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$)' }])
+  } finally {
+    built.app.gateway.registry.deregister('9lives')
+  }
+})

@@ -74,9 +74,29 @@ function geminiDeclaration (name: string, description: string, parameters: OpenA
   return rewrite.value === undefined ? { name, description } : { name, description, parameters: rewrite.value }
 }
 
+type Gap = Readonly<{ format: 'strict' | 'gemini', reason: string }>
+
+// GET /tools asks for every tool on every call: the verdicts are kept per (schema object, name),
+// and a registry change brings new schema objects, so a stale verdict is never read.
+const gapsCache = new WeakMap<object, Map<string, readonly Gap[]>>()
+
 /** Where a tool is left out, and why: `gemini`, `strict` (chat and responses with strict=true). */
-export function leftOutOf (name: string, parameters: OpenAIFunctionTool['function']['parameters']): Array<{ format: 'strict' | 'gemini', reason: string }> {
-  const gaps: Array<{ format: 'strict' | 'gemini', reason: string }> = []
+export function leftOutOf (name: string, parameters: OpenAIFunctionTool['function']['parameters']): readonly Gap[] {
+  let byName = gapsCache.get(parameters)
+  if (byName === undefined) {
+    byName = new Map()
+    gapsCache.set(parameters, byName)
+  }
+  let gaps = byName.get(name)
+  if (gaps === undefined) {
+    gaps = Object.freeze(gapsOf(name, parameters))
+    byName.set(name, gaps)
+  }
+  return gaps
+}
+
+function gapsOf (name: string, parameters: OpenAIFunctionTool['function']['parameters']): Gap[] {
+  const gaps: Gap[] = []
   const strict = strictParameters(parameters)
   if (!strict.ok) gaps.push({ format: 'strict', reason: strict.reason })
   if (!GEMINI_NAME.test(name)) {
