@@ -5,32 +5,40 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { commaList, selectionList } from '../src/http/query.ts'
 import { ToolsetList } from '../src/http/schemas.ts'
+import { DefinitionsResponse } from '../src/definitions/formats/openapi.ts'
+import { FORMATS, variantOf } from '../src/definitions/formats/formats.ts'
 
 const Query = Type.Object({
   toolsets: ToolsetList('Comma-separated toolsets to include; absent = every toolset the caller may use; `all` and `*` allowed; present but naming none (`toolsets=`) is a 400.'),
   disabled: ToolsetList('Comma-separated toolsets to leave out (wins over toolsets); empty = none left out.'),
-  format: Type.Optional(Type.Enum(['openai'], { default: 'openai', description: 'Output format; only `openai` (Chat Completions tools).' }))
+  format: Type.Optional(Type.String({ maxLength: 64, description: `Output format: ${FORMATS.join(', ')} (default chat, the OpenAI Chat Completions tools; openai is an alias of chat). Anything else is a 400 listing these.` })),
+  strict: Type.Optional(Type.String({ maxLength: 16, description: 'true or false (default). true: OpenAI strict-mode definitions (`strict: true`, every property required, optional ones nullable); formats chat and responses only. Tools that cannot be made strict are left out (GET /tools says why).' }))
 }, { additionalProperties: false })
 
 const definitionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/definitions', {
     schema: {
       summary: 'Tool schemas ready to hand to a model',
-      description: 'A JSON array usable as-is as the `tools` parameter of a Chat Completions request, sorted by name; tools whose availability check fails are left out. Send If-None-Match with the last ETag to get 304 when nothing changed.',
+      description: 'A JSON array usable as-is as the tools of a model request, sorted by name: Chat Completions `tools` by default, or the Responses API, Anthropic Messages, Gemini functionDeclarations or MCP tools/list shape (`format`), optionally in OpenAI strict mode (`strict`); tools whose availability check fails, or that the format cannot express, are left out. Each format has its own ETag: send If-None-Match with the last one to get 304 when nothing changed.',
       tags: ['tools'],
       querystring: Query,
       headers: Type.Object({ 'if-none-match': Type.Optional(Type.String({ description: 'The ETag of a previous answer.' })) }),
       response: {
-        200: Type.Array(Type.Ref('OpenAITool'), { description: 'OpenAI function tools.' }),
+        200: DefinitionsResponse,
         304: Type.Null({ description: 'Not modified: the ETag still matches.' }),
         400: Type.Ref('ErrorBody')
       }
     }
   }, async (request, reply) => {
-    const { toolsets, disabled } = request.query
+    const { toolsets, disabled, format, strict } = request.query
     const scope = request.scope
     const key = `${toolsets ?? ''}\n${disabled ?? ''}\n${scope.cacheKey}`
-    const payload = await app.gateway.definitions.buildFor(key, () => scope.select(selectionList(toolsets, 'toolsets'), commaList(disabled)))
+    const select = () => scope.select(selectionList(toolsets, 'toolsets'), commaList(disabled))
+    // The default (no format, or chat without strict) stays one cache look-up; other variants derive from it.
+    const variant = format === undefined && strict === undefined ? undefined : variantOf(format, strict)
+    const payload = variant === undefined || variant.key === 'chat'
+      ? await app.gateway.definitions.buildFor(key, select)
+      : await app.gateway.definitions.buildVariant(key, select, variant)
     reply.header('etag', payload.etag).header('cache-control', 'no-cache')
     if (request.headers['if-none-match'] === payload.etag) {
       app.metrics.definitionsServed(304)

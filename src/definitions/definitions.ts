@@ -8,15 +8,19 @@ import type { AvailabilityChecker } from '../availability/checker.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
 import type { JsonSchema, ToolEntry } from '../registry/types.ts'
 import { isRecord } from '../objects.ts'
+import type { Variant } from './formats/formats.ts'
+import type { FormattedTool } from './formats/shapes.ts'
+import { deepFreeze } from './freeze.ts'
+import { VariantPayloads } from './variants.ts'
 
 export interface OpenAIFunctionTool {
   type: 'function'
   function: { name: string, description: string, parameters: JsonSchema }
 }
 
-export interface DefinitionsPayload {
+export interface DefinitionsPayload<T = OpenAIFunctionTool> {
   readonly generation: number
-  readonly tools: readonly OpenAIFunctionTool[]
+  readonly tools: readonly T[]
   readonly json: string
   /** `json` encoded once, so serving it costs no per-request encoding or 265 KB allocation. */
   readonly bytes: Buffer
@@ -29,14 +33,6 @@ export interface DefinitionsBuilderOptions {
   logger: Pick<Logger, 'warn'>
   /** Distinct (generation, selection) results kept; the oldest goes first. */
   maxCacheEntries?: number
-}
-
-function deepFreeze<T> (value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
-  }
-  return value
 }
 
 /** What one selection resolves to in one generation, and its last answer. */
@@ -53,10 +49,12 @@ export class DefinitionsBuilder {
   readonly #cache = new Map<string, DefinitionsPayload>()
   readonly #plans = new Map<string, Plan>()
   readonly #maxEntries: number
+  readonly #variants: VariantPayloads
 
   constructor (options: DefinitionsBuilderOptions) {
     this.#options = options
     this.#maxEntries = options.maxCacheEntries ?? 256
+    this.#variants = new VariantPayloads((name) => options.registry.snapshot().tools.get(name))
     // Entries of an older generation can never be hit again.
     options.registry.on('change', () => {
       this.#cache.clear()
@@ -83,6 +81,15 @@ export class DefinitionsBuilder {
     }
     if (plan.volatile.length === 0 && plan.last !== undefined) return plan.last.payload
     return this.#answer(plan)
+  }
+
+  /**
+   * The same selection in another format (or strict): derived from, and cached with, the default
+   * answer, so each variant has its own payload and ETag; tools a variant cannot express are left out.
+   */
+  async buildVariant (selectionKey: string, select: () => Iterable<string>, variant: Variant): Promise<DefinitionsPayload<FormattedTool>> {
+    const base = await this.buildFor(selectionKey, select)
+    return this.#variants.of(base, variant)
   }
 
   /** A private copy the caller may change freely. */

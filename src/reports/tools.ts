@@ -5,6 +5,7 @@ import { Type, type Static } from 'typebox'
 import type { KeyScope } from '../access/key-scope.ts'
 import type { Gateway } from '../gateway.ts'
 import type { ToolEntry, ToolOrigin } from '../registry/types.ts'
+import { leftOutOf } from '../definitions/formats/formats.ts'
 
 const Origin = Type.Object({
   kind: Type.Enum(['builtin', 'plugin', 'mcp'], { description: 'Where the tool comes from.' }),
@@ -20,6 +21,11 @@ const Annotations = Type.Object({
   title: Type.Optional(Type.String({ description: 'A human-readable name.' }))
 }, { description: 'The hints the tool declared about its behaviour (its MCP server\'s, for an MCP tool), as MCP clients get them (readOnlyHint, ...); an absent hint takes the MCP default. Hints, not enforced.' })
 
+const LeftOutOf = Type.Array(Type.Object({
+  format: Type.Enum(['strict', 'gemini'], { description: '`strict`: GET /definitions?strict=true (chat and responses); `gemini`: ?format=gemini.' }),
+  reason: Type.String({ description: 'What in its parameters the format cannot express, and where (a JSON pointer).' })
+}, { description: 'A variant of GET /definitions that leaves this tool out.' }), { description: 'The /definitions variants that leave the tool out (its schema cannot be expressed faithfully in them), with the reason; empty when every format serves it. Judged on the registered schema, before any dynamic override.' })
+
 const ToolStatus = Type.Object({
   name: Type.String({ description: 'The tool name.' }),
   toolset: Type.String({ description: 'The toolset tag it registered with.' }),
@@ -29,7 +35,8 @@ const ToolStatus = Type.Object({
   emoji: Type.String({ description: 'Display emoji.' }),
   description: Type.String({ description: 'What the tool does.' }),
   origin: Origin,
-  annotations: Annotations
+  annotations: Annotations,
+  leftOutOf: LeftOutOf
 }, { description: 'One tool as an operator sees it.' })
 
 export const McpServerState = Type.Object({
@@ -102,7 +109,8 @@ export async function toolsReport (gateway: Gateway, scope: KeyScope, toolset?: 
       emoji: entry.emoji,
       description: entry.description,
       origin: originOf(entry.origin),
-      annotations: { ...entry.annotations }
+      annotations: { ...entry.annotations },
+      leftOutOf: [...leftOutOf(entry.name, entry.schema.parameters)]
     }
   })
   const available = tools.filter((t) => t.available).length

@@ -74,9 +74,10 @@ test('an unknown toolset is a 400 naming it and listing the valid ones', async (
   const disabled = await app.inject('/definitions?disabled=ghost')
   assert.equal(disabled.statusCode, 400)
   assert.match(disabled.json().message, /ghost/)
-  const format = await app.inject('/definitions?format=anthropic')
+  const format = await app.inject('/definitions?format=claude')
   assert.equal(format.statusCode, 400)
   assert.equal(format.json().code, 'GW_ERR_BAD_REQUEST')
+  assert.match(format.json().message, /unknown format "claude": use one of chat, responses, anthropic, gemini, mcp/)
 })
 
 test('ETag and If-None-Match: 304 while nothing changed, a new tag after a change', async (t) => {

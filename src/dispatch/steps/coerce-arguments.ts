@@ -1,5 +1,6 @@
 // Coerces the model's imprecise argument types towards the tool's schema before validation.
 import { coerceArguments } from '../coerce.ts'
+import { dropOptionalNulls } from '../optional-nulls.ts'
 import { entryOf, type Step } from '../pipeline.ts'
 import { convertsValidStrings } from '../schema-types.ts'
 import { argumentsValid } from '../validate.ts'
@@ -13,7 +14,9 @@ export const coerceStep: Step = function coerce (call, next) {
   // exception is a union listing a type before `string` (§7: the listed order decides), where a
   // valid string may still convert; the conversion is kept only if the result validates too.
   if (!argumentsValid(call.args, parameters, trusted)) {
-    call.args = coerceArguments(call.args, parameters)
+    // A null the schema refuses for an optional property means "absent" (strict-mode definitions
+    // make optional properties nullable); only arguments that fail validation can hold one.
+    call.args = coerceArguments(dropOptionalNulls(call.args, parameters), parameters)
   } else if (convertsValidStrings(parameters)) {
     const coerced = coerceArguments(call.args, parameters)
     if (argumentsValid(coerced, parameters, trusted)) call.args = coerced

@@ -1,0 +1,109 @@
+// The formats GET /definitions serves, and the conversion of one Chat Completions definition (what
+// DefinitionsBuilder builds and caches) into each of them. A conversion that cannot be faithful
+// leaves the tool out; `leftOutOf` says which variants leave a tool out and why, for /tools.
+import type { ToolEntry } from '../../registry/types.ts'
+import { BadRequestError } from '../../errors.ts'
+import { mcpToolOf } from '../../mcp-server/tool-listing.ts'
+import type { OpenAIFunctionTool } from '../definitions.ts'
+import { geminiParameters } from './gemini.ts'
+import type { AnthropicTool, ChatTool, FormattedTool, GeminiDeclaration, ResponsesTool } from './shapes.ts'
+import { strictParameters } from './strict.ts'
+
+export const FORMATS = ['chat', 'responses', 'anthropic', 'gemini', 'mcp'] as const
+export type DefinitionsFormat = typeof FORMATS[number]
+const STRICT_FORMATS: readonly DefinitionsFormat[] = ['chat', 'responses']
+
+/** What one answer of GET /definitions is: a format, strict or not. */
+export interface Variant {
+  readonly format: DefinitionsFormat
+  readonly strict: boolean
+  /** Distinct per variant: the cache key and the ETag's salt. */
+  readonly key: string
+}
+
+const BOOLEANS: Record<string, boolean> = { true: true, false: false }
+
+// `openai` was the only value before formats existed; it stays an alias of chat.
+const ALIASES: Record<string, DefinitionsFormat> = { openai: 'chat' }
+
+/** The variant a query asks for; a 400 naming the valid values when it names none. */
+export function variantOf (format: string | undefined, strictText: string | undefined): Variant {
+  const strict = strictText === undefined ? false : (Object.hasOwn(BOOLEANS, strictText) ? BOOLEANS[strictText] : undefined)
+  if (strict === undefined) throw new BadRequestError(`strict must be true or false (got ${JSON.stringify(strictText)})`)
+  const name = format === undefined ? 'chat' : (Object.hasOwn(ALIASES, format) ? ALIASES[format] : format)
+  if (!(FORMATS as readonly string[]).includes(name)) {
+    throw new BadRequestError(`unknown format ${JSON.stringify(format)}: use one of ${FORMATS.join(', ')} (openai is an alias of chat)`)
+  }
+  const chosen = name as DefinitionsFormat
+  if (strict === true && !STRICT_FORMATS.includes(chosen)) {
+    throw new BadRequestError(`strict=true applies to the formats ${STRICT_FORMATS.join(' and ')} only (OpenAI's strict mode), not to ${chosen}`)
+  }
+  return { format: chosen, strict: strict === true, key: strict === true ? `${chosen}+strict` : chosen }
+}
+
+/** One definition in the variant's format, or undefined when the tool cannot be expressed in it. */
+export function formatTool (tool: OpenAIFunctionTool, variant: Variant, entry: ToolEntry | undefined): FormattedTool | undefined {
+  const { name, description, parameters } = tool.function
+  let served = parameters
+  if (variant.strict) {
+    const rewrite = strictParameters(parameters)
+    if (!rewrite.ok) return undefined
+    served = rewrite.value
+  }
+  switch (variant.format) {
+    case 'chat':
+      return { type: 'function', function: { name, description, parameters: served, ...(variant.strict ? { strict: true } : {}) } } satisfies ChatTool
+    case 'responses':
+      return { type: 'function', name, description, parameters: served, strict: variant.strict } satisfies ResponsesTool
+    case 'anthropic':
+      return { name, description, input_schema: { ...parameters, type: 'object' } } satisfies AnthropicTool
+    case 'gemini':
+      return geminiDeclaration(name, description, parameters)
+    case 'mcp':
+      return mcpToolOf(tool, entry)
+  }
+}
+
+// Gemini's own rule for function names, narrower than the registry's (no leading digit or dash).
+const GEMINI_NAME = /^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$/
+
+function geminiDeclaration (name: string, description: string, parameters: OpenAIFunctionTool['function']['parameters']): GeminiDeclaration | undefined {
+  if (!GEMINI_NAME.test(name)) return undefined
+  const rewrite = geminiParameters(parameters)
+  if (!rewrite.ok) return undefined
+  return rewrite.value === undefined ? { name, description } : { name, description, parameters: rewrite.value }
+}
+
+type Gap = Readonly<{ format: 'strict' | 'gemini', reason: string }>
+
+// GET /tools asks for every tool on every call: the verdicts are kept per (schema object, name),
+// and a registry change brings new schema objects, so a stale verdict is never read.
+const gapsCache = new WeakMap<object, Map<string, readonly Gap[]>>()
+
+/** Where a tool is left out, and why: `gemini`, `strict` (chat and responses with strict=true). */
+export function leftOutOf (name: string, parameters: OpenAIFunctionTool['function']['parameters']): readonly Gap[] {
+  let byName = gapsCache.get(parameters)
+  if (byName === undefined) {
+    byName = new Map()
+    gapsCache.set(parameters, byName)
+  }
+  let gaps = byName.get(name)
+  if (gaps === undefined) {
+    gaps = Object.freeze(gapsOf(name, parameters))
+    byName.set(name, gaps)
+  }
+  return gaps
+}
+
+function gapsOf (name: string, parameters: OpenAIFunctionTool['function']['parameters']): Gap[] {
+  const gaps: Gap[] = []
+  const strict = strictParameters(parameters)
+  if (!strict.ok) gaps.push({ format: 'strict', reason: strict.reason })
+  if (!GEMINI_NAME.test(name)) {
+    gaps.push({ format: 'gemini', reason: `the name must start with a letter or _ in Gemini (${GEMINI_NAME.source})` })
+  } else {
+    const gemini = geminiParameters(parameters)
+    if (!gemini.ok) gaps.push({ format: 'gemini', reason: gemini.reason })
+  }
+  return gaps
+}

@@ -1,0 +1,45 @@
+// The answers of GET /definitions in a format other than the default: derived from the default
+// (Chat Completions) payload of the same selection, and cached against that payload object. The
+// default payload is itself cached and replaced when anything changes, so a derived answer lives
+// exactly as long as the answer it comes from, and the default path does no extra work at all.
+import { createHash } from 'node:crypto'
+import type { ToolEntry } from '../registry/types.ts'
+import type { DefinitionsPayload } from './definitions.ts'
+import { deepFreeze } from './freeze.ts'
+import { formatTool, type Variant } from './formats/formats.ts'
+import type { FormattedTool } from './formats/shapes.ts'
+
+export class VariantPayloads {
+  readonly #derived = new WeakMap<DefinitionsPayload, Map<string, DefinitionsPayload<FormattedTool>>>()
+  readonly #entryOf: (name: string) => ToolEntry | undefined
+
+  constructor (entryOf: (name: string) => ToolEntry | undefined) {
+    this.#entryOf = entryOf
+  }
+
+  of (base: DefinitionsPayload, variant: Variant): DefinitionsPayload<FormattedTool> {
+    let byVariant = this.#derived.get(base)
+    if (byVariant === undefined) {
+      byVariant = new Map()
+      this.#derived.set(base, byVariant)
+    }
+    let payload = byVariant.get(variant.key)
+    if (payload === undefined) {
+      payload = this.#derive(base, variant)
+      byVariant.set(variant.key, payload)
+    }
+    return payload
+  }
+
+  #derive (base: DefinitionsPayload, variant: Variant): DefinitionsPayload<FormattedTool> {
+    const tools: FormattedTool[] = []
+    for (const tool of base.tools) {
+      const formatted = formatTool(tool, variant, this.#entryOf(tool.function.name))
+      if (formatted !== undefined) tools.push(formatted)
+    }
+    const json = JSON.stringify(tools)
+    // Salted with the variant: two formats never share an ETag, even when their JSON is the same (`[]`).
+    const etag = `"${createHash('sha256').update(variant.key).update('\n').update(json).digest('base64url').slice(0, 27)}"`
+    return Object.freeze({ generation: base.generation, tools: deepFreeze(tools), json, bytes: Buffer.from(json, 'utf8'), etag })
+  }
+}
