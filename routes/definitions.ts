@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { commaList, selectionList } from '../src/http/query.ts'
 import { ToolsetList } from '../src/http/schemas.ts'
+import { payloadTokens } from '../src/definitions/token-count.ts'
 
 const Query = Type.Object({
   toolsets: ToolsetList('Comma-separated toolsets to include; absent = every toolset the caller may use; `all` and `*` allowed; present but naming none (`toolsets=`) is a 400.'),
@@ -32,6 +33,8 @@ const definitionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const key = `${toolsets ?? ''}\n${disabled ?? ''}\n${scope.cacheKey}`
     const payload = await app.gateway.definitions.buildFor(key, () => scope.select(selectionList(toolsets, 'toolsets'), commaList(disabled)))
     reply.header('etag', payload.etag).header('cache-control', 'no-cache')
+    // Counted once per cached payload (token-count.ts), so a repeated request pays a WeakMap look-up.
+    reply.header('x-definitions-tokens', payloadTokens(payload))
     if (request.headers['if-none-match'] === payload.etag) {
       app.metrics.definitionsServed(304)
       // No payload at all: a serialised `null` would announce `content-length: 4` on a 304, and

@@ -34,7 +34,8 @@ test('GET /tools lists every tool with availability and reasons; always 200', as
     emoji: '⚡',
     description: 'The web_search fixture tool',
     origin: { kind: 'builtin' },
-    annotations: { readOnly: true, openWorld: true, title: 'Search the web' }
+    annotations: { readOnly: true, openWorld: true, title: 'Search the web' },
+    definitionTokens: null
   })
   assert.deepEqual(body.tools[0].origin, { kind: 'mcp', server: 'srv' })
   assert.deepEqual(body.tools[0].annotations, {}, 'a tool that declares none shows an empty object: the MCP defaults apply')
