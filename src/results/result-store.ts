@@ -93,8 +93,9 @@ export class ResultStore {
       id,
       length,
       slice (start, end) {
-        // A high surrogate as the last unit would leave its pair's second half for the next read.
-        if (end < length && end - start > 1 && isHighSurrogate(text.readUInt16LE((end - 1) * 2))) end -= 1
+        // A high surrogate as the last unit would leave its pair's second half for the next read:
+        // end before the pair, or (a one-unit read) after it, so that every read moves on.
+        if (end < length && end > start && isHighSurrogate(text.readUInt16LE((end - 1) * 2))) end += end - start > 1 ? -1 : 1
         return text.toString('utf16le', start * 2, end * 2)
       }
     }
