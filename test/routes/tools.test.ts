@@ -68,7 +68,7 @@ test('GET /toolsets shows members, includes, aliases and availability', async (t
     kind: 'builtin',
     description: (byName.get('debugging') as { description: string }).description,
     tools: ['read_file', 'web_search'],
-    includes: ['terminal', 'web', 'file'],
+    includes: ['terminal', 'web', 'file', 'results'],
     aliases: [],
     available: true,
     reason: null
