@@ -3,9 +3,21 @@
 // still tells an operator which tools are expensive). Counting a large answer takes milliseconds,
 // so each count is kept with the object it was made for: a served payload or a definition is
 // immutable and shared while it is cached, and a WeakMap lets it go with the cache entry.
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base'
+import { createRequire } from 'node:module'
+
+type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base')
 
 const counted = new WeakMap<object, number>()
+let encoding: Encoding | undefined
+
+/**
+ * The encoder, loaded on the first count: its tables take about 200 ms to load, which every start
+ * (and every test process) would pay if imported at the top, for a figure only some callers ask for.
+ */
+function countTokens (text: string): number {
+  encoding ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as Encoding
+  return encoding.countTokens(text)
+}
 
 /**
  * Tokens of the bytes a definitions answer serves (any format the payload cache holds), counted
