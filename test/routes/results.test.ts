@@ -146,10 +146,11 @@ test('bad offsets and limits are 400s that say what is allowed', async (t) => {
 })
 
 test('an expired result is a 404', async (t) => {
-  const { base } = await gateway(t, { RESULTS_TTL_MS: '150' })
+  // Long enough that a loaded machine still reads it once before it expires.
+  const { base } = await gateway(t, { RESULTS_TTL_MS: '1500' })
   const { json: envelope } = await call(base, 'alice', 'POST', '/dispatch/big', {})
   assert.equal((await call(base, 'alice', 'GET', `/results/${envelope.resultId}?limit=1`)).status, 200)
-  await new Promise((resolve) => setTimeout(resolve, 400))
+  await new Promise((resolve) => setTimeout(resolve, 1800))
   assert.equal((await call(base, 'alice', 'GET', `/results/${envelope.resultId}?limit=1`)).status, 404)
 })
 
