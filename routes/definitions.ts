@@ -7,6 +7,7 @@ import { commaList, selectionList } from '../src/http/query.ts'
 import { ToolsetList } from '../src/http/schemas.ts'
 import { DefinitionsResponse } from '../src/definitions/formats/openapi.ts'
 import { FORMATS, variantOf } from '../src/definitions/formats/formats.ts'
+import { payloadTokens } from '../src/definitions/token-count.ts'
 
 const Query = Type.Object({
   toolsets: ToolsetList('Comma-separated toolsets to include; absent = every toolset the caller may use; `all` and `*` allowed; present but naming none (`toolsets=`) is a 400.'),
@@ -40,6 +41,8 @@ const definitionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ? await app.gateway.definitions.buildFor(key, select)
       : await app.gateway.definitions.buildVariant(key, select, variant)
     reply.header('etag', payload.etag).header('cache-control', 'no-cache')
+    // Counted once per cached payload (token-count.ts), so a repeated request pays a WeakMap look-up.
+    reply.header('x-definitions-tokens', payloadTokens(payload))
     if (request.headers['if-none-match'] === payload.etag) {
       app.metrics.definitionsServed(304)
       // No payload at all: a serialised `null` would announce `content-length: 4` on a 304, and

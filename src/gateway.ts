@@ -13,6 +13,7 @@ import { HookRegistry } from './dispatch/hooks.ts'
 import { McpManager } from './mcp/manager.ts'
 import { loadPlugins, type PluginReport } from './plugins/loader.ts'
 import { ToolRegistry } from './registry/registry.ts'
+import { ResultStore } from './results/result-store.ts'
 import { ToolsetCatalog } from './toolsets/catalog.ts'
 
 export interface Gateway {
@@ -26,6 +27,8 @@ export interface Gateway {
   /** Redacts secrets and neutralises framing in error text for the model (dispatch and the HTTP edge). */
   readonly errorContent: ErrorContentCleaner
   readonly mcp: McpManager
+  /** The full text of results cut to their size cap, per caller, for a limited time. */
+  readonly results: ResultStore
   /** Fires when shutdown gives up waiting: every handler still running is told to stop. */
   readonly shutdownSignal: AbortSignal
   /** Loads tools in order: built-ins, then MCP servers, then plugins. */
@@ -42,9 +45,8 @@ export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJ
   const definitions = new DefinitionsBuilder({ registry, availability, logger })
   const hooks = new HookRegistry()
   const errorContent = new ErrorContentCleaner(secretSettingsOf(config, env))
-  const dispatcher = new Dispatcher({
-    registry, availability, hooks, logger, config, limits: config.dispatch, toolOverrides: config.tools, errorContent
-  })
+  const results = new ResultStore(config.results, { open: config.auth.keys.length === 0 })
+  const dispatcher = new Dispatcher({ registry, availability, hooks, logger, config, limits: config.dispatch, toolOverrides: config.tools, errorContent, results })
   const mcp = new McpManager({ servers: config.mcpServers, registry, logger })
   // A server's state decides its tools' availability: drop cached verdicts (and their grace) when
   // it changes, so a crashed server's tools turn unavailable at once, not after a TTL.
@@ -62,6 +64,7 @@ export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJ
     dispatcher,
     errorContent,
     mcp,
+    results,
     shutdownSignal: shutdown.signal,
     async start () {
       const builtins = await discoverTools({ dir: [config.toolsDir, ...config.extraToolsDirs], registry, logger: logger.child({ component: 'discovery' }) })
@@ -84,6 +87,7 @@ export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJ
       stopped = true
       shutdown.abort(new Error('the gateway is shutting down'))
       await mcp.stop()
+      results.clear()
       for (const entry of registry.snapshot().tools.values()) {
         try {
           await entry.dispose?.()

@@ -107,6 +107,11 @@ export const ConfigSchema = Type.Object({
     maxTimeoutMs: PositiveMs('Ceiling for X-Tool-Timeout-Ms (MAX_TOOL_TIMEOUT_MS).', 600_000),
     maxResultChars: Type.Integer({ minimum: 0, default: 1_000_000, description: 'Ceiling for X-Max-Result-Chars (MAX_RESULT_CHARS).' })
   }, { additionalProperties: false, default: {} }),
+  results: Type.Object({
+    maxTotalBytes: Type.Integer({ minimum: 0, default: 67_108_864, description: 'Memory all kept results may take together (2 bytes per character); past it the oldest go first; 0 keeps none (RESULTS_MAX_TOTAL_BYTES).' }),
+    maxResultBytes: Type.Integer({ minimum: 0, default: 16_777_216, description: 'A cut result larger than this is not kept, and its notice says nothing of reading the rest (RESULTS_MAX_RESULT_BYTES).' }),
+    ttlMs: PositiveMs('How long a cut result stays readable after its call (RESULTS_TTL_MS).', 900_000)
+  }, { additionalProperties: false, default: {}, description: 'Where the full text of results cut to their size cap is kept, for GET /results/:id and read_result.' }),
   availability: Type.Object({
     ttlMs: PositiveMs('How long an availability verdict is reused.', 30_000),
     graceMs: Type.Integer({ minimum: 0, default: 60_000, description: 'A failing check this soon after a success counts as transient.' }),

@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { AvailabilityChecker } from '../availability/checker.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
+import { READ_RESULT_TOOL } from '../registry/types.ts'
+import type { ResultStore } from '../results/result-store.ts'
 import { ErrorContentCleaner } from './error-content.ts'
 import { HookRegistry } from './hooks.ts'
 import { Pending } from './pending.ts'
@@ -44,6 +46,8 @@ export interface DispatcherOptions {
   toolOverrides?: Readonly<Record<string, { timeoutMs?: number, maxResultSizeChars?: number }>>
   /** Handed to every handler as ctx.config. */
   config?: unknown
+  /** Keeps the full text of cut results for their callers; none: what is cut is lost. */
+  results?: ResultStore
   /** Cleans failed calls' content before the model reads it; default: credential shapes and framing only. */
   errorContent?: ErrorContentCleaner
   now?: () => number
@@ -85,14 +89,17 @@ export class Dispatcher {
     this.#run = compose([
       refusedCallHookStep(this.hooks, this.#now),
       lookupStep(() => options.registry.snapshot(), options.availability),
-      truncateStep(maxCharsOf),
+      truncateStep(maxCharsOf, options.results && {
+        store: options.results,
+        toolCallable: (call) => options.registry.snapshot().tools.has(READ_RESULT_TOOL) && (call.request.visible?.(READ_RESULT_TOOL) ?? true)
+      }),
       transformStep(this.hooks, this.#now),
       postHookStep(this.hooks, this.#now),
       parseStep,
       coerceStep,
       validateStep,
       preHookStep(this.hooks),
-      invokeStep({ timeoutOf, config: options.config })
+      invokeStep({ timeoutOf, config: options.config, results: options.results })
     ])
   }
 

@@ -57,6 +57,7 @@ export const Envelope = Type.Object({
   content: Type.String({ description: 'The exact string for the tool message to the model, also on errors ({"error": "..."}).' }),
   truncated: Type.Boolean({ description: 'Whether content was cut to the result size cap.' }),
   originalLength: Type.Integer({ description: 'Length of the result before truncation, in UTF-16 code units.' }),
+  resultId: Type.Optional(Type.String({ description: 'When content was cut and the full result is kept: its id for GET /results/:id (and the read_result tool), for the same API key, for a limited time.' })),
   durationMs: Type.Integer({ description: 'Time spent in the gateway on this call, in ms.' }),
   error: Type.Optional(Type.Object({
     code: Type.String({ description: 'GW_ERR_* code of the failure.' }),
@@ -75,6 +76,8 @@ export interface StepResult {
   message?: string
   truncated?: boolean
   originalLength?: number
+  /** Where the full text of a cut result is kept (result store). */
+  resultId?: string
   /** The owner of the pre_tool_call hook that blocked the call (for post_tool_call; never serialised). */
   blockedBy?: string
 }
@@ -105,6 +108,7 @@ export function buildOutcome (tool: string, callId: string, result: StepResult, 
     durationMs,
     httpStatus: 200
   }
+  if (result.resultId !== undefined) outcome.resultId = result.resultId
   if (result.status !== 'ok') {
     const failure = raised ?? FAILURES[result.status]
     outcome.error = { code: failure.code, message: result.message ?? errorMessageOf(result.content) }

@@ -12,10 +12,21 @@ export function callResultOf (outcome: DispatchOutcome): CallToolResult {
   if (outcome.status === 'not_found') {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.error?.message ?? `Unknown tool: ${outcome.tool}`)
   }
-  const { status, callId, truncated, originalLength, durationMs, error } = outcome
+  const { status, callId, truncated, originalLength, resultId, durationMs, error } = outcome
   return {
     content: [{ type: 'text', text: outcome.content }],
     isError: !outcome.ok,
-    _meta: { [OUTCOME_META_KEY]: { status, callId, truncated, originalLength, durationMs, ...(error === undefined ? {} : { code: error.code }) } }
+    _meta: {
+      [OUTCOME_META_KEY]: {
+        status,
+        callId,
+        truncated,
+        originalLength,
+        durationMs,
+        // Where the rest of a cut result is kept (read_result or GET /results/:id, same key).
+        ...(resultId === undefined ? {} : { resultId }),
+        ...(error === undefined ? {} : { code: error.code })
+      }
+    }
   }
 }

@@ -36,6 +36,26 @@ export interface ToolContext {
    * MCP upstream's) asks that server for it only then.
    */
   readonly progressWanted?: boolean
+  /**
+   * Reads part of a result the gateway kept for this same caller after cutting it to its size cap
+   * (what read_result serves); undefined when no such result exists for the caller (unknown,
+   * expired, another key's). Throws when `offset` is past its end. Absent in contexts built by hand.
+   */
+  readResult?: (id: string, offset: number, limit: number) => ResultPage | undefined
+}
+
+/** The tool that reads kept results (tools/results/read-result.ts), which truncation notices name. */
+export const READ_RESULT_TOOL = 'read_result'
+
+/** One read of a kept result. Offsets and lengths count UTF-16 code units, as `originalLength` does. */
+export interface ResultPage {
+  id: string
+  offset: number
+  content: string
+  /** The length of the whole result. */
+  totalLength: number
+  /** Where the next read starts; null once the end is reached. */
+  nextOffset: number | null
 }
 
 /** One progress report: `progress` should grow from one report to the next; `total` when known. */

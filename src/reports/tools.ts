@@ -3,6 +3,7 @@
 // routes serve them as they are); the functions build them for one caller's scope.
 import { Type, type Static } from 'typebox'
 import type { KeyScope } from '../access/key-scope.ts'
+import { definitionTokens } from '../definitions/token-count.ts'
 import type { Gateway } from '../gateway.ts'
 import type { ToolEntry, ToolOrigin } from '../registry/types.ts'
 import { leftOutOf } from '../definitions/formats/formats.ts'
@@ -36,7 +37,10 @@ const ToolStatus = Type.Object({
   description: Type.String({ description: 'What the tool does.' }),
   origin: Origin,
   annotations: Annotations,
-  leftOutOf: LeftOutOf
+  leftOutOf: LeftOutOf,
+  definitionTokens: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'What its definition costs a model\'s context: o200k_base tokens of the JSON of its entry in GET /definitions (chat format, as served, dynamic overrides applied); null while it is unavailable, and so not served.'
+  })
 }, { description: 'One tool as an operator sees it.' })
 
 export const McpServerState = Type.Object({
@@ -98,8 +102,11 @@ export async function toolsReport (gateway: Gateway, scope: KeyScope, toolset?: 
     .filter((entry) => scope.mayUse(entry.name) && (toolset === undefined || entry.toolset === toolset))
     .sort((a, b) => (a.name < b.name ? -1 : 1))
   const verdicts = await gateway.availability.tools(entries)
+  // The definitions as /definitions serves them (the builder's cache keeps them, so counts are kept too).
+  const served = new Map((await gateway.definitions.build(entries.map((entry) => entry.name))).tools.map((tool) => [tool.function.name, tool]))
   const tools = entries.map((entry) => {
     const verdict = verdicts.get(entry.name)!
+    const definition = served.get(entry.name)
     return {
       name: entry.name,
       toolset: entry.toolset,
@@ -110,7 +117,8 @@ export async function toolsReport (gateway: Gateway, scope: KeyScope, toolset?: 
       description: entry.description,
       origin: originOf(entry.origin),
       annotations: { ...entry.annotations },
-      leftOutOf: [...leftOutOf(entry.name, entry.schema.parameters)]
+      leftOutOf: [...leftOutOf(entry.name, entry.schema.parameters)],
+      definitionTokens: definition === undefined ? null : definitionTokens(definition)
     }
   })
   const available = tools.filter((t) => t.available).length

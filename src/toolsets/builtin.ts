@@ -26,15 +26,20 @@ export const BUILTIN_TOOLSETS: Readonly<Record<string, ToolsetDefinition>> = Obj
     'Run shell commands in a terminal and manage the background processes they start.',
     ['terminal', 'process']
   ),
+  results: define(
+    'Read the rest of a tool result that was cut to its size limit, by the id its truncation notice gives.',
+    ['read_result']
+  ),
+  // The composites include `results`: their tools (pages, command output) are the ones that get cut.
   safe: define(
-    'Read-only research: web search and page extraction only. No terminal, no file access, nothing that changes the machine.',
+    'Read-only research: web search and page extraction only (and reading the rest of a cut result). No terminal, no file access, nothing that changes the machine.',
     [],
-    ['web']
+    ['web', 'results']
   ),
   debugging: define(
-    'Everything needed to investigate and fix code: run commands in a terminal, read and edit files, and look things up on the web.',
+    'Everything needed to investigate and fix code: run commands in a terminal, read and edit files, look things up on the web, and read the rest of a cut result.',
     [],
-    ['terminal', 'web', 'file']
+    ['terminal', 'web', 'file', 'results']
   )
 })
 

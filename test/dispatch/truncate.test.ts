@@ -182,3 +182,25 @@ test('property: any text of emoji and ASCII, any cap: bounded, well-formed, ends
     assert.equal(cut, content.length - head.length - tail.length)
   }), { numRuns: 500 })
 })
+
+test('property: a kept result\'s notice names it, and its offset and count cover exactly what was cut', () => {
+  const NOTICE = /\n\n\[\.\.\. truncated (\d+) of (\d+) characters; the full result is kept: (?:call read_result with \{"id": "res_x", "offset": (\d+)\} to read them|GET \/results\/res_x\?offset=(\d+) reads them) \.\.\.\]\n\n/
+  fc.assert(fc.property(
+    fc.array(fc.constantFrom('a', 'b', EMOJI, '\n'), { minLength: 0, maxLength: 600 }).map((parts) => parts.join('')),
+    fc.integer({ min: 0, max: 700 }),
+    fc.constantFrom('tool' as const, 'http' as const),
+    (text, cap, via) => {
+      const cut = truncateResult(text, cap, 0.4, { id: 'res_x', via })
+      if (text.length <= cap) return assert.equal(cut.content, text)
+      const match = NOTICE.exec(`\n\n${cut.content}\n\n`) ?? NOTICE.exec(cut.content)
+      assert.ok(match !== null, cut.content)
+      const offset = Number(match[3] ?? match[4])
+      const [head, tail] = cut.content.split(match[0])
+      if (tail === undefined) return assert.equal(offset, 0, 'the notice alone: read from the start')
+      assert.ok(cut.content.length <= cap, `${cut.content.length} > ${cap}`)
+      assert.equal(offset, head.length)
+      assert.equal(head + text.slice(offset, offset + Number(match[1])) + tail, text)
+      assert.deepEqual(loneSurrogates(cut.content), [])
+    }
+  ), { numRuns: 300 })
+})

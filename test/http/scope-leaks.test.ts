@@ -52,7 +52,7 @@ test('/toolsets shows a limited key its own toolsets and their includes, never a
   for (const secret of ['combo', 'Payroll', 'beta_payroll', '"y"', 'x-plus', 'inner']) assert.ok(!limited.body.includes(secret), `${secret} leaked: ${limited.body}`)
   // The operator sees them all.
   const operator = await app.inject({ url: '/toolsets', headers: bearer(OPERATOR_KEY) })
-  assert.deepEqual(operator.json().toolsets.map((set: { name: string }) => set.name).filter((name: string) => !['debugging', 'file', 'safe', 'terminal', 'web'].includes(name)),
+  assert.deepEqual(operator.json().toolsets.map((set: { name: string }) => set.name).filter((name: string) => !['debugging', 'file', 'results', 'safe', 'terminal', 'web'].includes(name)),
     ['combo', 'inner', 'x', 'x-plus', 'y'])
 })
 

@@ -16,7 +16,9 @@ test('X-Max-Result-Chars below the notice: the content is the notice with the co
     const body = res.json()
     assert.equal(body.truncated, true, `cap ${cap}`)
     assert.equal(body.originalLength, 1000)
-    assert.equal(body.content, '[... truncated 1000 of 1000 characters ...]', `cap ${cap}: the model is told the result was cut`)
+    // The notice alone, and where the whole result is kept (read_result is not registered here).
+    assert.equal(body.content, `[... truncated 1000 of 1000 characters; the full result is kept: GET /results/${body.resultId}?offset=0 reads them ...]`, `cap ${cap}: the model is told the result was cut`)
+    assert.match(body.resultId, /^res_[\w-]{24}$/)
   }
 })
 
@@ -26,5 +28,5 @@ test('a tool whose own cap is smaller than the notice answers the notice, not a 
   const body = (await app.inject({ method: 'POST', url: '/dispatch/tiny', payload: {} })).json()
   assert.equal(body.truncated, true)
   assert.equal(body.originalLength, 16)
-  assert.equal(body.content, '[... truncated 16 of 16 characters ...]')
+  assert.equal(body.content, `[... truncated 16 of 16 characters; the full result is kept: GET /results/${body.resultId}?offset=0 reads them ...]`)
 })

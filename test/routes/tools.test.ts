@@ -35,7 +35,8 @@ test('GET /tools lists every tool with availability and reasons; always 200', as
     description: 'The web_search fixture tool',
     origin: { kind: 'builtin' },
     annotations: { readOnly: true, openWorld: true, title: 'Search the web' },
-    leftOutOf: []
+    leftOutOf: [],
+    definitionTokens: null
   })
   assert.deepEqual(body.tools[0].origin, { kind: 'mcp', server: 'srv' })
   assert.deepEqual(body.tools[0].annotations, {}, 'a tool that declares none shows an empty object: the MCP defaults apply')
@@ -68,7 +69,7 @@ test('GET /toolsets shows members, includes, aliases and availability', async (t
     kind: 'builtin',
     description: (byName.get('debugging') as { description: string }).description,
     tools: ['read_file', 'web_search'],
-    includes: ['terminal', 'web', 'file'],
+    includes: ['terminal', 'web', 'file', 'results'],
     aliases: [],
     available: true,
     reason: null

@@ -16,7 +16,9 @@ const EXPECTED: Record<string, Record<string, unknown>> = {
   // kill stops processes; poll moves the read position.
   process: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
   web_search: { readOnly: true, openWorld: true },
-  web_extract: { readOnly: true, openWorld: true }
+  web_extract: { readOnly: true, openWorld: true },
+  // Reads the gateway's own store of cut results.
+  read_result: { readOnly: true, openWorld: false }
 }
 
 test('the built-in tools declare their annotations, shown by GET /tools and GET /tools/:name', async (t) => {

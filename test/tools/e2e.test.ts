@@ -64,6 +64,7 @@ test('terminal toolset: off by default (absent, reason in /tools, 503 on dispatc
 test('the safe toolset holds no terminal and nothing that writes', async (t) => {
   const { app } = await buildTestApp(t, { GATEWAY_ENABLE_TERMINAL: 'true', SEARXNG_URL: 'http://127.0.0.1:9' }, { builtins: true })
   const safe = (await app.inject('/toolsets')).json().toolsets.find((ts: { name: string }) => ts.name === 'safe')
-  assert.deepEqual(safe.tools, ['web_extract', 'web_search'])
+  // read_result only reads back what this same caller was already given.
+  assert.deepEqual(safe.tools, ['read_result', 'web_extract', 'web_search'])
   for (const forbidden of ['terminal', 'process', 'write_file', 'patch']) assert.ok(!safe.tools.includes(forbidden), forbidden)
 })

@@ -127,7 +127,7 @@ test('all and * mean every registered tool', () => {
 test('names lists builtins, customs, registry tags, aliases, all and *, sorted', () => {
   const catalog = new ToolsetCatalog({ custom: { zed: { tools: ['read_file'] } } })
   assert.deepEqual(catalog.names(gateway().snapshot()),
-    ['*', 'acme', 'all', 'debugging', 'file', 'foo', 'mcp-foo', 'safe', 'terminal', 'web', 'zed'])
+    ['*', 'acme', 'all', 'debugging', 'file', 'foo', 'mcp-foo', 'results', 'safe', 'terminal', 'web', 'zed'])
 })
 
 test('select: an absent enabled list means every registered tool; an empty one selects none', () => {
@@ -223,7 +223,7 @@ test('describe lists every toolset for operators, sorted, with kind, tools, incl
   const info = catalog.describe(gateway().snapshot())
   assert.deepEqual(info.map((t) => [t.name, t.kind]), [
     ['acme', 'registry'], ['debugging', 'builtin'], ['file', 'builtin'], ['mcp-foo', 'registry'],
-    ['research', 'custom'], ['safe', 'builtin'], ['terminal', 'builtin'], ['web', 'builtin']
+    ['research', 'custom'], ['results', 'builtin'], ['safe', 'builtin'], ['terminal', 'builtin'], ['web', 'builtin']
   ])
   const byName = new Map(info.map((t) => [t.name, t]))
   assert.deepEqual(byName.get('terminal'), {
@@ -232,7 +232,7 @@ test('describe lists every toolset for operators, sorted, with kind, tools, incl
   assert.ok(byName.get('terminal')!.description.length > 0)
   assert.deepEqual(byName.get('mcp-foo')?.aliases, ['foo'])
   assert.deepEqual(byName.get('mcp-foo')?.tools, ['mcp__foo__add', 'mcp__foo__echo'])
-  assert.deepEqual(byName.get('debugging')?.includes, ['terminal', 'web', 'file'])
+  assert.deepEqual(byName.get('debugging')?.includes, ['terminal', 'web', 'file', 'results'])
   assert.deepEqual(byName.get('debugging')?.tools, ['read_file', 'web_extract', 'web_search', 'write_file'])
   assert.deepEqual(byName.get('research'), {
     name: 'research',

@@ -70,16 +70,17 @@ test('a visited set passed in is used and filled, so united calls skip what is d
   assert.deepEqual(resolveToolset('b', lookup, visited), [])
 })
 
-test('builtins: safe is web only, debugging is terminal + web + file', () => {
+test('builtins: safe is web (+ results), debugging is terminal + web + file (+ results)', () => {
   const lookup = getBuiltinToolset
   assert.deepEqual(resolveToolset('file', lookup), ['patch', 'read_file', 'search_files', 'write_file'])
   assert.deepEqual(resolveToolset('web', lookup), ['web_extract', 'web_search'])
   assert.deepEqual(resolveToolset('terminal', lookup), ['process', 'terminal'])
-  assert.deepEqual(resolveToolset('safe', lookup), ['web_extract', 'web_search'])
+  assert.deepEqual(resolveToolset('results', lookup), ['read_result'])
+  assert.deepEqual(resolveToolset('safe', lookup), ['read_result', 'web_extract', 'web_search'])
   assert.deepEqual(BUILTIN_TOOLSETS.safe.tools, [])
-  assert.deepEqual(BUILTIN_TOOLSETS.safe.includes, ['web'])
+  assert.deepEqual(BUILTIN_TOOLSETS.safe.includes, ['web', 'results'])
   assert.deepEqual(resolveToolset('debugging', lookup),
-    ['patch', 'process', 'read_file', 'search_files', 'terminal', 'web_extract', 'web_search', 'write_file'])
+    ['patch', 'process', 'read_file', 'read_result', 'search_files', 'terminal', 'web_extract', 'web_search', 'write_file'])
 })
 
 test('builtins are deep-frozen and described', () => {

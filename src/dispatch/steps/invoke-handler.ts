@@ -4,7 +4,9 @@
 // discarded and logged.
 import { isErrorResult } from '../../registry/tool-result.ts'
 import type { Logger } from 'pino'
-import type { ToolContext, ToolEntry, ToolProgress } from '../../registry/types.ts'
+import type { ResultPage, ToolContext, ToolEntry, ToolProgress } from '../../registry/types.ts'
+import { pageOf } from '../../results/read.ts'
+import type { ResultStore } from '../../results/result-store.ts'
 import { entryOf, type CallState, type Step } from '../pipeline.ts'
 import { failed, type StepResult } from '../outcome.ts'
 import type { Cancellation } from '../cancellation.ts'
@@ -17,6 +19,8 @@ export interface InvokeOptions {
   /** The deadline for this call in ms. */
   timeoutOf: (call: CallState) => number
   config: unknown
+  /** Where cut results are kept, read through ctx.readResult (the read_result tool). */
+  results?: ResultStore
   /** The timer the deadlines share; default one of this step's own. */
   deadlines?: DeadlineTimer
 }
@@ -74,6 +78,7 @@ class HandlerRun implements ToolContext {
   readonly #entry: ToolEntry
   readonly #timeoutMs: number
   readonly #answer: Pending
+  readonly #results: ResultStore | undefined
   #ended = false
   #aborted = false
   /** The call ended by its deadline (not by its caller): a late answer then is the tool's fault. */
@@ -87,7 +92,7 @@ class HandlerRun implements ToolContext {
   #callerSignal: AbortSignal | undefined = undefined
   #forwardCallerAbort: (() => void) | undefined = undefined
 
-  constructor (call: CallState, entry: ToolEntry, timeoutMs: number, config: unknown, answer: Pending) {
+  constructor (call: CallState, entry: ToolEntry, timeoutMs: number, config: unknown, answer: Pending, results: ResultStore | undefined) {
     this.callId = call.callId
     this.sessionId = call.request.sessionId
     this.principal = call.request.principal
@@ -96,6 +101,13 @@ class HandlerRun implements ToolContext {
     this.#entry = entry
     this.#timeoutMs = timeoutMs
     this.#answer = answer
+    this.#results = results
+  }
+
+  /** Only this caller's own results: the principal is the call's, not an argument a tool could forge. */
+  readResult (id: string, offset: number, limit: number): ResultPage | undefined {
+    const kept = this.#results?.get(this.principal, id)
+    return kept === undefined ? undefined : pageOf(kept, offset, limit)
   }
 
   /** An abort that came before the handler read its signal still shows on it. */
@@ -195,7 +207,7 @@ export function invokeStep (options: InvokeOptions): Step {
     }
     const timeoutMs = Math.min(options.timeoutOf(call), MAX_TIMER_MS)
     const answer = new Pending()
-    new HandlerRun(call, entry, timeoutMs, options.config, answer).start(deadlines, cancellation, callerSignal)
+    new HandlerRun(call, entry, timeoutMs, options.config, answer, options.results).start(deadlines, cancellation, callerSignal)
     return answer
   }
 }

@@ -1,0 +1,146 @@
+// Keeps the full text of results that dispatch cut to their size cap, so that nothing is lost to
+// truncation: the caller (its model through read_result, or its code through GET /results/:id)
+// reads the rest by id. Bounded three ways: a cap on all results together, a cap per result (a
+// larger one is not kept), and a time to live; past the total cap the oldest results go first.
+// Each result belongs to the caller that made the call (its API key's name, `anonymous` on an open
+// gateway, `stdio` for the local MCP client): for any other caller its id does not exist. Ids are 144 random bits, never guessable.
+import { randomBytes } from 'node:crypto'
+import { MAX_TIMER_MS } from '../timers.ts'
+
+export interface ResultStoreLimits {
+  /** Bytes all kept results may take together; 0 keeps none. */
+  maxTotalBytes: number
+  /** A result larger than this (in bytes, 2 per UTF-16 code unit) is not kept. */
+  maxResultBytes: number
+  /** How long a result is kept after its call. */
+  ttlMs: number
+}
+
+interface Kept {
+  readonly owner: string
+  /** UTF-16LE: 2 bytes per code unit, so slices by character offset are exact and the size is known. */
+  readonly text: Buffer
+  readonly expiresAt: number
+}
+
+/** Characters (UTF-16 code units) the text of a result has. */
+export interface KeptResult {
+  readonly id: string
+  readonly length: number
+  /** The characters in [start, end), never ending between the two halves of a surrogate pair. */
+  slice: (start: number, end: number) => string
+}
+
+export class ResultStore {
+  readonly limits: Readonly<ResultStoreLimits>
+  // A Map iterates in insertion order, which is also expiry order (one TTL for all): the first
+  // entry is always the oldest, for eviction and for expiry alike.
+  readonly #kept = new Map<string, Kept>()
+  readonly #now: () => number
+  readonly #open: boolean
+  #totalBytes = 0
+  #timer: NodeJS.Timeout | undefined = undefined
+
+  /**
+   * `open`: the gateway has no API keys, so a caller without a principal is `anonymous` (everyone
+   * is); with keys, a caller without one owns nothing and reads nothing.
+   */
+  constructor (limits: ResultStoreLimits, options: { open: boolean, now?: () => number }) {
+    this.limits = Object.freeze({ ...limits })
+    this.#open = options.open
+    this.#now = options.now ?? Date.now
+  }
+
+  /** Bytes the kept results take now: never more than limits.maxTotalBytes. */
+  get totalBytes (): number {
+    return this.#totalBytes
+  }
+
+  get size (): number {
+    return this.#kept.size
+  }
+
+  /**
+   * Keeps `text` for `owner` and answers its id; undefined when it is not kept (no owner to give
+   * it to, over the per-result cap, or a store of size 0), and the caller must not promise it.
+   */
+  keep (principal: string | undefined, text: string): string | undefined {
+    const owner = this.#ownerOf(principal)
+    const bytes = text.length * 2
+    const { maxTotalBytes, maxResultBytes, ttlMs } = this.limits
+    if (owner === undefined || bytes > maxResultBytes || bytes > maxTotalBytes) return undefined
+    this.#expire()
+    for (const [id, oldest] of this.#kept) {
+      if (this.#totalBytes + bytes <= maxTotalBytes) break
+      this.#drop(id, oldest)
+    }
+    const id = `res_${randomBytes(18).toString('base64url')}`
+    this.#kept.set(id, { owner, text: Buffer.from(text, 'utf16le'), expiresAt: this.#now() + ttlMs })
+    this.#totalBytes += bytes
+    this.#schedule()
+    return id
+  }
+
+  /** The result `id` of this caller; undefined when unknown, expired or another caller's (all alike). */
+  get (principal: string | undefined, id: string): KeptResult | undefined {
+    const owner = this.#ownerOf(principal)
+    this.#expire()
+    const kept = this.#kept.get(id)
+    if (kept === undefined || owner === undefined || kept.owner !== owner) return undefined
+    const { text } = kept
+    const length = text.length / 2
+    return {
+      id,
+      length,
+      slice (start, end) {
+        // A high surrogate as the last unit would leave its pair's second half for the next read:
+        // end before the pair, or (a one-unit read) after it, so that every read moves on.
+        if (end < length && end > start && isHighSurrogate(text.readUInt16LE((end - 1) * 2))) end += end - start > 1 ? -1 : 1
+        return text.toString('utf16le', start * 2, end * 2)
+      }
+    }
+  }
+
+  /** Forgets every result and stops the expiry timer (the gateway shuts down). */
+  clear (): void {
+    this.#kept.clear()
+    this.#totalBytes = 0
+    if (this.#timer !== undefined) clearTimeout(this.#timer)
+    this.#timer = undefined
+  }
+
+  #ownerOf (principal: string | undefined): string | undefined {
+    return principal ?? (this.#open ? 'anonymous' : undefined)
+  }
+
+  #drop (id: string, kept: Kept): void {
+    this.#kept.delete(id)
+    this.#totalBytes -= kept.text.length
+  }
+
+  #expire (): void {
+    const now = this.#now()
+    for (const [id, kept] of this.#kept) {
+      if (kept.expiresAt > now) break
+      this.#drop(id, kept)
+    }
+  }
+
+  /** One timer for the oldest result, so memory is given back on time even when nobody asks. */
+  #schedule (): void {
+    if (this.#timer !== undefined) return
+    const oldest = this.#kept.values().next().value
+    if (oldest === undefined) return
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined
+      this.#expire()
+      this.#schedule()
+    }, Math.min(MAX_TIMER_MS, Math.max(0, oldest.expiresAt - this.#now()) + 1))
+    // Kept results are no reason to keep the process alive.
+    this.#timer.unref()
+  }
+}
+
+function isHighSurrogate (unit: number): boolean {
+  return unit >= 0xD800 && unit <= 0xDBFF
+}
