@@ -36,6 +36,12 @@ export interface ToolContext {
    * MCP upstream's) asks that server for it only then.
    */
   readonly progressWanted?: boolean
+  /**
+   * Whether the caller may see a tool (its API key's toolsets, an /mcp `?toolsets=` selection);
+   * undefined = every tool. For tools that answer about other tools (search_tools), so that they
+   * never name one outside the caller's scope.
+   */
+  readonly visible?: (tool: string) => boolean
 }
 
 /** One progress report: `progress` should grow from one report to the next; `total` when known. */
