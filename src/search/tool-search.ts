@@ -35,9 +35,15 @@ export function checkedQuery (query: string | undefined, limit: string | undefin
 export class ToolSearch {
   readonly #registry: ToolRegistry
   readonly #indexes = new WeakMap<RegistrySnapshot, Map<string, ToolIndex>>()
+  #built = 0
 
   constructor (registry: ToolRegistry) {
     this.#registry = registry
+  }
+
+  /** How many indexes were built so far: one per registry snapshot and key scope searched. */
+  get indexesBuilt (): number {
+    return this.#built
   }
 
   /** The `limit` best tools for `query` within `scope`, among those `include` accepts, best first. */
@@ -57,6 +63,7 @@ export class ToolSearch {
       const entries = [...snapshot.tools.values()].filter((entry) => scope.allowed?.has(entry.name) ?? true)
       index = new ToolIndex(entries.map((entry) => ({ name: entry.name, description: entry.description, parameters: entry.schema.parameters })))
       byScope.set(scope.key, index)
+      this.#built++
     }
     return index
   }

@@ -107,6 +107,25 @@ test('GET /definitions?query=: ETag and 304 as for the whole list; the answer ch
   assert.equal(names(changed.body)[0], 'screenshot_everything')
 })
 
+test('the index is built once per registry snapshot and key scope, on the first search, not per request', async (t) => {
+  const app = await searchApp(t)
+  const { search, registry } = app.gateway
+  const get = (key: string, query: string) => app.inject({ url: `/definitions?query=${query}`, headers: bearer(key) })
+  assert.equal((await app.inject({ url: '/definitions', headers: bearer(OPERATOR_KEY) })).statusCode, 200)
+  assert.equal(search.indexesBuilt, 0, 'the whole list builds no index')
+  await get(OPERATOR_KEY, 'screenshot')
+  await get(OPERATOR_KEY, 'video')
+  await get(OPERATOR_KEY, 'issue&toolsets=tracker')
+  assert.equal(search.indexesBuilt, 1, 'one index serves every query and selection of a scope')
+  await get(LIMITED_KEY, 'screenshot')
+  await get(LIMITED_KEY, 'video')
+  assert.equal(search.indexesBuilt, 2, 'another key scope, another index')
+  registry.register(fixtureTool('later', { toolset: 'shots' }))
+  await get(LIMITED_KEY, 'screenshot')
+  await get(LIMITED_KEY, 'later')
+  assert.equal(search.indexesBuilt, 3, 'a registry change rebuilds, lazily, once')
+})
+
 test('GET /definitions: limit without query, an empty query and a limit out of range are 400s that say why', async (t) => {
   const app = await searchApp(t)
   const get = (query: string) => app.inject({ url: `/definitions?${query}`, headers: bearer(OPERATOR_KEY) })
