@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/load.ts'
@@ -161,4 +162,22 @@ test('search_tools finds tools with their schemas, never one outside the caller\
   const blank = await call(OPERATOR_KEY, { query: '   ' })
   assert.equal(blank.status, 'error')
   assert.match(blank.content, /query is empty/)
+})
+
+test('search_tools over /mcp answers within the key and the ?toolsets= selection of the session', async (t) => {
+  const app = await searchApp(t)
+  const base = await app.listen({ host: '127.0.0.1', port: 0 })
+  const client = new Client({ name: 'search-test', version: '1' })
+  const url = new URL(`${base}/mcp?toolsets=discovery,tracker`)
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: bearer(OPERATOR_KEY) } }))
+  t.after(() => client.close())
+  const listed = (await client.listTools()).tools.map((tool) => tool.name).sort()
+  assert.deepEqual(listed, ['create_issue', 'search_tools'])
+  const search = async (query: string): Promise<string[]> => {
+    const result = await client.callTool({ name: 'search_tools', arguments: { query } })
+    const text = (result.content as Array<{ type: string, text: string }>)[0]!.text
+    return (JSON.parse(text) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)
+  }
+  assert.deepEqual(await search('open an issue in the bug tracker'), ['create_issue'])
+  assert.deepEqual(await search('take a screenshot of the admin console'), [], 'tools outside the selection are never named')
 })
