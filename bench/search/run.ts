@@ -9,6 +9,7 @@ console.table({
   'recall@1': percent(scores.recallAt1),
   'recall@5': percent(scores.recallAt5),
   'recall@10': percent(scores.recallAt10),
+  'hit@5 (any relevant tool in the first 5)': percent(scores.hitAt5),
   MRR: scores.mrr.toFixed(3)
 })
 if (process.argv.includes('--misses')) {

@@ -25,6 +25,8 @@ export interface SearchScores {
   recallAt1: number
   recallAt5: number
   recallAt10: number
+  /** Share of queries with at least one relevant tool in the first 5: a usable tool was offered. */
+  hitAt5: number
   /** Mean of 1 / rank of the first relevant tool (0 when none is in the first 10). */
   mrr: number
   /** The queries with no relevant tool in the first 5, to read when tuning. */
@@ -54,7 +56,7 @@ function nameOf (label: string): string {
 export function scoreSearch (tools: SearchableTool[] = loadCatalogue(), queries: LabelledQuery[] = loadQueries()): SearchScores {
   const index = new ToolIndex(tools)
   const known = new Set(tools.map((tool) => tool.name))
-  const sums = { r1: 0, r5: 0, r10: 0, rr: 0 }
+  const sums = { r1: 0, r5: 0, r10: 0, rr: 0, hit5: 0 }
   const misses: SearchScores['misses'] = []
   for (const { query, relevant } of queries) {
     const wanted = new Set(relevant.map(nameOf))
@@ -66,8 +68,9 @@ export function scoreSearch (tools: SearchableTool[] = loadCatalogue(), queries:
     sums.r10 += found(10)
     const first = got.findIndex((name) => wanted.has(name))
     sums.rr += first === -1 ? 0 : 1 / (first + 1)
+    if (first !== -1 && first < 5) sums.hit5++
     if (!got.slice(0, 5).some((name) => wanted.has(name))) misses.push({ query, relevant: [...wanted], got: got.slice(0, 5) })
   }
   const n = queries.length
-  return { tools: tools.length, queries: n, recallAt1: sums.r1 / n, recallAt5: sums.r5 / n, recallAt10: sums.r10 / n, mrr: sums.rr / n, misses }
+  return { tools: tools.length, queries: n, recallAt1: sums.r1 / n, recallAt5: sums.r5 / n, recallAt10: sums.r10 / n, hitAt5: sums.hit5 / n, mrr: sums.rr / n, misses }
 }
