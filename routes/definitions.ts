@@ -1,6 +1,6 @@
-// GET /definitions: the tool schemas an agent hands to its model, as the `tools` array of a Chat
-// Completions request. Answers come from a per-selection cache with an ETag, so a poll that finds
-// nothing new costs a look-up and a 304.
+// GET /definitions: the tool schemas an agent hands to its model, in the format of its API (Chat
+// Completions by default), or the few most relevant to a task. Answers come from a per-selection
+// cache with an ETag, so a poll that finds nothing new costs a look-up and a 304.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { commaList, selectionList } from '../src/http/query.ts'
@@ -8,10 +8,14 @@ import { ToolsetList } from '../src/http/schemas.ts'
 import { DefinitionsResponse } from '../src/definitions/formats/openapi.ts'
 import { FORMATS, variantOf } from '../src/definitions/formats/formats.ts'
 import { payloadTokens } from '../src/definitions/token-count.ts'
+import { formattedToolName } from '../src/definitions/formats/shapes.ts'
+import { checkedQuery, MAX_SEARCH_LIMIT, rankDefinitions } from '../src/search/tool-search.ts'
 
 const Query = Type.Object({
   toolsets: ToolsetList('Comma-separated toolsets to include; absent = every toolset the caller may use; `all` and `*` allowed; present but naming none (`toolsets=`) is a 400.'),
   disabled: ToolsetList('Comma-separated toolsets to leave out (wins over toolsets); empty = none left out.'),
+  query: Type.Optional(Type.String({ description: 'A task in words: answer only the tools most relevant to it, best first (ranked over names, descriptions and parameters). Empty is a 400.' })),
+  limit: Type.Optional(Type.String({ description: `With query: how many tools at most, 1 to ${MAX_SEARCH_LIMIT} (default 10). Without query it is a 400.` })),
   format: Type.Optional(Type.String({ maxLength: 64, description: `Output format: ${FORMATS.join(', ')} (default chat, the OpenAI Chat Completions tools; openai is an alias of chat). Anything else is a 400 listing these.` })),
   strict: Type.Optional(Type.String({ maxLength: 16, description: 'true or false (default). true: OpenAI strict-mode definitions (`strict: true`, every property required, optional ones nullable); formats chat and responses only. Tools that cannot be made strict are left out (GET /tools says why).' }))
 }, { additionalProperties: false })
@@ -20,7 +24,7 @@ const definitionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/definitions', {
     schema: {
       summary: 'Tool schemas ready to hand to a model',
-      description: 'A JSON array usable as-is as the tools of a model request, sorted by name: Chat Completions `tools` by default, or the Responses API, Anthropic Messages, Gemini functionDeclarations or MCP tools/list shape (`format`), optionally in OpenAI strict mode (`strict`); tools whose availability check fails, or that the format cannot express, are left out. Each format has its own ETag: send If-None-Match with the last one to get 304 when nothing changed.',
+      description: 'A JSON array usable as-is as the tools of a model request, sorted by name (with `query`: the most relevant first, at most `limit`): Chat Completions `tools` by default, or the Responses API, Anthropic Messages, Gemini functionDeclarations or MCP tools/list shape (`format`), optionally in OpenAI strict mode (`strict`); tools whose availability check fails, or that the format cannot express, are left out. Each format has its own ETag: send If-None-Match with the last one to get 304 when nothing changed.',
       tags: ['tools'],
       querystring: Query,
       headers: Type.Object({ 'if-none-match': Type.Optional(Type.String({ description: 'The ETag of a previous answer.' })) }),
@@ -33,13 +37,18 @@ const definitionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const { toolsets, disabled, format, strict } = request.query
     const scope = request.scope
+    const search = checkedQuery(request.query.query, request.query.limit)
     const key = `${toolsets ?? ''}\n${disabled ?? ''}\n${scope.cacheKey}`
     const select = () => scope.select(selectionList(toolsets, 'toolsets'), commaList(disabled))
     // The default (no format, or chat without strict) stays one cache look-up; other variants derive from it.
     const variant = format === undefined && strict === undefined ? undefined : variantOf(format, strict)
-    const payload = variant === undefined || variant.key === 'chat'
+    const all = variant === undefined || variant.key === 'chat'
       ? await app.gateway.definitions.buildFor(key, select)
       : await app.gateway.definitions.buildVariant(key, select, variant)
+    // A search ranks the tools this answer would hold (scope, selection, availability already applied).
+    const payload = search === undefined
+      ? all
+      : rankDefinitions(app.gateway.search, { key: scope.cacheKey, allowed: scope.allowed() }, all.tools, formattedToolName, search.query, search.limit)
     reply.header('etag', payload.etag).header('cache-control', 'no-cache')
     // Counted once per cached payload (token-count.ts), so a repeated request pays a WeakMap look-up.
     reply.header('x-definitions-tokens', payloadTokens(payload))

@@ -14,6 +14,8 @@ import { McpManager } from './mcp/manager.ts'
 import { loadPlugins, type PluginReport } from './plugins/loader.ts'
 import { ToolRegistry } from './registry/registry.ts'
 import { ResultStore } from './results/result-store.ts'
+import { registerSearchTool } from './search/search-tool.ts'
+import { ToolSearch } from './search/tool-search.ts'
 import { ToolsetCatalog } from './toolsets/catalog.ts'
 
 export interface Gateway {
@@ -22,6 +24,8 @@ export interface Gateway {
   readonly availability: AvailabilityChecker
   readonly catalog: ToolsetCatalog
   readonly definitions: DefinitionsBuilder
+  /** Ranks tools for a task (GET /definitions?query=, the search_tools tool). */
+  readonly search: ToolSearch
   readonly hooks: HookRegistry
   readonly dispatcher: Dispatcher
   /** Redacts secrets and neutralises framing in error text for the model (dispatch and the HTTP edge). */
@@ -37,12 +41,24 @@ export interface Gateway {
   stop: () => Promise<void>
 }
 
+/** Lets every tool release what it holds; one that fails is logged and the others still run. */
+async function disposeTools (registry: ToolRegistry, logger: Logger): Promise<void> {
+  for (const entry of registry.snapshot().tools.values()) {
+    try {
+      await entry.dispose?.()
+    } catch (err) {
+      logger.error({ err, tool: entry.name }, 'tool dispose failed')
+    }
+  }
+}
+
 /** `env`: where the values of the secret environment variables are read. */
 export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env): Gateway {
   const registry = new ToolRegistry({ logger: logger.child({ component: 'registry' }) })
   const availability = new AvailabilityChecker({ ...config.availability, config, logger: logger.child({ component: 'availability' }) })
   const catalog = new ToolsetCatalog({ custom: config.toolsets })
   const definitions = new DefinitionsBuilder({ registry, availability, logger })
+  const search = new ToolSearch(registry)
   const hooks = new HookRegistry()
   const errorContent = new ErrorContentCleaner(secretSettingsOf(config, env))
   const results = new ResultStore(config.results, { open: config.auth.keys.length === 0 })
@@ -60,6 +76,7 @@ export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJ
     availability,
     catalog,
     definitions,
+    search,
     hooks,
     dispatcher,
     errorContent,
@@ -68,6 +85,7 @@ export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJ
     shutdownSignal: shutdown.signal,
     async start () {
       const builtins = await discoverTools({ dir: [config.toolsDir, ...config.extraToolsDirs], registry, logger: logger.child({ component: 'discovery' }) })
+      if (config.searchTool) registerSearchTool(registry, search, availability)
       // Servers connect in parallel; readiness waits for each at most its connectTimeoutMs, and a
       // server that is down keeps reconnecting in the background without holding the others.
       mcp.start()
@@ -88,13 +106,7 @@ export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJ
       shutdown.abort(new Error('the gateway is shutting down'))
       await mcp.stop()
       results.clear()
-      for (const entry of registry.snapshot().tools.values()) {
-        try {
-          await entry.dispose?.()
-        } catch (err) {
-          logger.error({ err, tool: entry.name }, 'tool dispose failed')
-        }
-      }
+      await disposeTools(registry, logger)
     }
   }
 }

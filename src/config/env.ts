@@ -11,6 +11,7 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   LOG_LEVEL: ['logLevel', 'string'],
   TOOLS_DIR: ['toolsDir', 'string'],
   EXTRA_TOOLS_DIRS: ['extraToolsDirs', 'list'],
+  SEARCH_TOOL: ['searchTool', 'boolean'],
   WORKSPACE_ROOT: ['workspaceRoot', 'string'],
   WORKSPACE_MAX_BYTES: ['workspaceMaxBytes', 'integer'],
   BODY_LIMIT_BYTES: ['http.bodyLimitBytes', 'integer'],

@@ -70,6 +70,7 @@ export const ConfigSchema = Type.Object({
     default: [],
     description: 'Folders of your own tool modules, discovered after toolsDir (EXTRA_TOOLS_DIRS, comma-separated).'
   }),
+  searchTool: Type.Boolean({ default: false, description: 'Serve the search_tools tool (toolset `discovery`), with which a model finds tools for a task on demand; for large catalogues (SEARCH_TOOL).' }),
   workspaceRoot: Type.String({ minLength: 1, default: './workspace', description: 'The only folder file tools may touch (WORKSPACE_ROOT); created on first use.' }),
   workspaceMaxBytes: Type.Integer({ minimum: 1, default: 1_073_741_824, description: 'Most bytes the files of the workspace may hold together; write_file and patch refuse a write past it (WORKSPACE_MAX_BYTES).' }),
   http: Type.Object({

@@ -37,6 +37,12 @@ export interface ToolContext {
    */
   readonly progressWanted?: boolean
   /**
+   * Whether the caller may see a tool (its API key's toolsets, an /mcp `?toolsets=` selection);
+   * undefined = every tool. For tools that answer about other tools (search_tools), so that they
+   * never name one outside the caller's scope.
+   */
+  readonly visible?: (tool: string) => boolean
+  /**
    * Reads part of a result the gateway kept for this same caller after cutting it to its size cap
    * (what read_result serves); undefined when no such result exists for the caller (unknown,
    * expired, another key's). Throws when `offset` is past its end. Absent in contexts built by hand.

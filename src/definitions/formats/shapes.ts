@@ -37,3 +37,8 @@ export interface GeminiDeclaration {
 export type { McpTool }
 
 export type FormattedTool = ChatTool | ResponsesTool | AnthropicTool | GeminiDeclaration | McpTool
+
+/** The tool's name in any format: nested under `function` in Chat, at the top in the others. */
+export function formattedToolName (tool: FormattedTool): string {
+  return 'function' in tool ? tool.function.name : tool.name
+}

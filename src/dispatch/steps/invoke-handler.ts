@@ -123,6 +123,10 @@ class HandlerRun implements ToolContext {
     return this.#call.logger
   }
 
+  get visible (): ((tool: string) => boolean) | undefined {
+    return this.#call.request.visible
+  }
+
   get progressWanted (): boolean {
     return this.#call.request.onProgress !== undefined
   }
