@@ -1,5 +1,6 @@
 // GET /results/:id: the full text of a result that dispatch cut to its size cap, a slice at a time,
 // for the API key that made the call (the read_result tool reads the same store for models).
+// GET /results/:id/media/:n: an image or a sound a tool returned, as raw bytes with their type.
 // Another key's result, an expired one and an unknown id all answer the same 404.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
@@ -38,6 +39,29 @@ const resultsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const kept = results.get(request.principal?.name, id)
     if (kept === undefined) throw new ResultNotFoundError(id)
     return pageOf(kept, offset, limit)
+  })
+
+  app.get('/results/:id/media/:n', {
+    schema: {
+      summary: 'Fetch an image or a sound a tool returned',
+      description: 'A dispatch whose tool returned images or audio answers `media` in its envelope, each item with its `url` here (and names it in a note in `content`): the bytes, with their own Content-Type, for the same API key for a limited time (results.ttlMs). Unknown, expired and other keys\' ids, and an item number past the last, answer 404 alike.',
+      tags: ['dispatch'],
+      params: Type.Object({
+        id: Type.String({ minLength: 1, maxLength: 100, description: 'The resultId of the envelope.' }),
+        n: Type.String({ pattern: '^\\d{1,4}$', description: 'The item\'s position in the envelope\'s media, from 0.' })
+      }),
+      response: {
+        200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The bytes, with the item\'s own Content-Type (image/png, audio/wav, ...).' }),
+        400: Type.Ref('ErrorBody'),
+        404: Type.Ref('ErrorBody')
+      }
+    }
+  }, async (request, reply) => {
+    const { id, n } = request.params
+    const item = results.get(request.principal?.name, id)?.media[Number(n)]
+    if (item === undefined) throw new ResultNotFoundError(`${id} media ${n}`)
+    // A Buffer skips the JSON serialiser; nosniff keeps a browser from reading it as anything else.
+    return reply.type(item.mimeType).header('x-content-type-options', 'nosniff').send(item.data)
   })
 }
 

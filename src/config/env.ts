@@ -31,6 +31,7 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   TOOL_TIMEOUT_MS: ['dispatch.defaultTimeoutMs', 'integer'],
   MAX_TOOL_TIMEOUT_MS: ['dispatch.maxTimeoutMs', 'integer'],
   MAX_RESULT_CHARS: ['dispatch.maxResultChars', 'integer'],
+  MAX_MEDIA_BYTES: ['dispatch.maxMediaBytes', 'integer'],
   RESULTS_MAX_TOTAL_BYTES: ['results.maxTotalBytes', 'integer'],
   RESULTS_MAX_RESULT_BYTES: ['results.maxResultBytes', 'integer'],
   RESULTS_TTL_MS: ['results.ttlMs', 'integer'],

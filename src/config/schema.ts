@@ -106,7 +106,8 @@ export const ConfigSchema = Type.Object({
   dispatch: Type.Object({
     defaultTimeoutMs: PositiveMs('Deadline of a tool that sets none (TOOL_TIMEOUT_MS).', 60_000),
     maxTimeoutMs: PositiveMs('Ceiling for X-Tool-Timeout-Ms (MAX_TOOL_TIMEOUT_MS).', 600_000),
-    maxResultChars: Type.Integer({ minimum: 0, default: 1_000_000, description: 'Ceiling for X-Max-Result-Chars (MAX_RESULT_CHARS).' })
+    maxResultChars: Type.Integer({ minimum: 0, default: 1_000_000, description: 'Ceiling for X-Max-Result-Chars (MAX_RESULT_CHARS).' }),
+    maxMediaBytes: Type.Integer({ minimum: 0, default: 10_485_760, description: 'Bytes of images and audio one call may return, all items together; an item past it is dropped with a note in the text (MAX_MEDIA_BYTES).' })
   }, { additionalProperties: false, default: {} }),
   results: Type.Object({
     maxTotalBytes: Type.Integer({ minimum: 0, default: 67_108_864, description: 'Memory all kept results may take together (2 bytes per character); past it the oldest go first; 0 keeps none (RESULTS_MAX_TOTAL_BYTES).' }),

@@ -10,6 +10,7 @@ import { READ_RESULT_TOOL } from '../registry/types.ts'
 import type { ResultStore } from '../results/result-store.ts'
 import { ErrorContentCleaner } from './error-content.ts'
 import { HookRegistry } from './hooks.ts'
+import { DEFAULT_MAX_MEDIA_BYTES } from './media.ts'
 import { Pending } from './pending.ts'
 import { buildOutcome, failed, type DispatchOutcome, type StepResult } from './outcome.ts'
 import { compose, createCallState, entryOf, type CallState, type DispatchRequest } from './pipeline.ts'
@@ -28,12 +29,15 @@ export interface DispatchLimits {
   maxTimeoutMs: number
   /** Ceiling for a per-call result-size override. */
   maxResultChars: number
+  /** Bytes of images and audio one call may return; past it, items are dropped with a note. */
+  maxMediaBytes: number
 }
 
 export const DEFAULT_DISPATCH_LIMITS: DispatchLimits = Object.freeze({
   defaultTimeoutMs: 60_000,
   maxTimeoutMs: 600_000,
-  maxResultChars: 1_000_000
+  maxResultChars: 1_000_000,
+  maxMediaBytes: DEFAULT_MAX_MEDIA_BYTES
 })
 
 export interface DispatcherOptions {
@@ -99,7 +103,7 @@ export class Dispatcher {
       coerceStep,
       validateStep,
       preHookStep(this.hooks),
-      invokeStep({ timeoutOf, config: options.config, results: options.results })
+      invokeStep({ timeoutOf, config: options.config, results: options.results, maxMediaBytes: limits.maxMediaBytes })
     ])
   }
 

@@ -9,6 +9,8 @@ import {
   UnauthorizedError, UnknownToolsetError, UnsupportedMediaTypeError
 } from '../errors.ts'
 import { toolError } from '../registry/tool-result.ts'
+import type { ToolMedia } from '../registry/types.ts'
+import type { CarriedMedia } from './media.ts'
 
 /** How a call that reached its tool ended: what post_tool_call hooks observe. */
 export const CALL_STATUSES = ['ok', 'error', 'blocked', 'timeout', 'cancelled', 'invalid'] as const
@@ -57,7 +59,13 @@ export const Envelope = Type.Object({
   content: Type.String({ description: 'The exact string for the tool message to the model, also on errors ({"error": "..."}).' }),
   truncated: Type.Boolean({ description: 'Whether content was cut to the result size cap.' }),
   originalLength: Type.Integer({ description: 'Length of the result before truncation, in UTF-16 code units.' }),
-  resultId: Type.Optional(Type.String({ description: 'When content was cut and the full result is kept: its id for GET /results/:id (and the read_result tool), for the same API key, for a limited time.' })),
+  resultId: Type.Optional(Type.String({ description: 'When content was cut, or the result carries media, and the result is kept: its id for GET /results/:id (and the read_result tool) and GET /results/:id/media/:n, for the same API key, for a limited time.' })),
+  media: Type.Optional(Type.Array(Type.Object({
+    kind: Type.Enum(['image', 'audio'], { description: 'What the item is.' }),
+    mimeType: Type.String({ description: 'Its type, e.g. image/png.' }),
+    bytes: Type.Integer({ description: 'Its size in bytes.' }),
+    url: Type.Optional(Type.String({ description: 'Where its bytes are fetched (GET, same API key), while the result is kept; absent when it was not kept.' }))
+  }, { description: 'An image or a sound the tool returned.' }), { description: 'Present only when the tool returned images or audio (content carries a note naming each).' })),
   durationMs: Type.Integer({ description: 'Time spent in the gateway on this call, in ms.' }),
   error: Type.Optional(Type.Object({
     code: Type.String({ description: 'GW_ERR_* code of the failure.' }),
@@ -66,7 +74,11 @@ export const Envelope = Type.Object({
 }, { $id: 'Envelope', description: 'The answer to every dispatch, success or not.' })
 
 /** What a dispatch returns: the envelope, plus the HTTP status the contract gives it (never serialised). */
-export type DispatchOutcome = Static<typeof Envelope> & { httpStatus: number }
+export type DispatchOutcome = Static<typeof Envelope> & {
+  httpStatus: number
+  /** The media with their data, for the answers that carry them inline (dialects, MCP); never in the envelope. */
+  inlineMedia?: readonly ToolMedia[]
+}
 
 /** What the steps of the pipeline pass back up before the outcome is built. */
 export interface StepResult {
@@ -78,6 +90,8 @@ export interface StepResult {
   originalLength?: number
   /** Where the full text of a cut result is kept (result store). */
   resultId?: string
+  /** The images and sounds of a successful result, checked (src/dispatch/media.ts). */
+  media?: CarriedMedia[]
   /** The owner of the pre_tool_call hook that blocked the call (for post_tool_call; never serialised). */
   blockedBy?: string
 }
@@ -109,6 +123,10 @@ export function buildOutcome (tool: string, callId: string, result: StepResult, 
     httpStatus: 200
   }
   if (result.resultId !== undefined) outcome.resultId = result.resultId
+  if (result.media !== undefined) {
+    outcome.media = result.media.map(({ kind, mimeType, bytes, url }) => url === undefined ? { kind, mimeType, bytes } : { kind, mimeType, bytes, url })
+    outcome.inlineMedia = result.media
+  }
   if (result.status !== 'ok') {
     const failure = raised ?? FAILURES[result.status]
     outcome.error = { code: failure.code, message: result.message ?? errorMessageOf(result.content) }

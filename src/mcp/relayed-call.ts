@@ -6,8 +6,9 @@
 // first back-off (half a second).
 import { SdkHttpError } from '@modelcontextprotocol/client'
 import { McpConnectionLostError } from '../errors.ts'
-import type { ToolContext, ToolHandler, ToolProgress } from '../registry/types.ts'
+import type { MediaResult, ToolContext, ToolHandler, ToolProgress } from '../registry/types.ts'
 import type { McpConnection, McpConnectionState } from './connection.ts'
+import type { MappedResult } from './result.ts'
 
 /**
  * Whether `err` is the server's refusal of a session it does not know: the request did not run.
@@ -49,13 +50,18 @@ export function relayedCall (connection: McpConnection, raw: string): ToolHandle
     // Read before the call: a refusal ends the link, and its session with it.
     const sessionId = connection.sessionId
     try {
-      return (await connection.callTool(raw, args, options)).content
+      return handlerAnswer(await connection.callTool(raw, args, options))
     } catch (err) {
       if (!isSessionRefusal(err, sessionId) || !await reconnected(connection, ctx.signal)) throw err
       ctx.logger.info({ tool: raw }, 'MCP server forgot the session; call sent again on a new one')
-      return (await connection.callTool(raw, args, options)).content
+      return handlerAnswer(await connection.callTool(raw, args, options))
     }
   }
+}
+
+/** The text alone, or the text with the images and audio the server returned. */
+function handlerAnswer (mapped: MappedResult): string | MediaResult {
+  return mapped.media === undefined ? mapped.content : { text: mapped.content, media: mapped.media }
 }
 
 /** Asked of the server only when the caller listens: a progress token makes it send reports. */

@@ -1,12 +1,20 @@
 // Turns what an MCP server answers (a tools/call result, resource contents, prompt messages) into
-// the one string a tool handler returns. Text is kept, structured content becomes JSON, every
+// what a tool handler returns. Text is kept, structured content becomes JSON, images and audio of a
+// tool result are handed on as media (the dispatcher checks them and names each in the text), every
 // other block is summarised in one line, and nothing is dropped without a trace.
 import { isErrorResult, toolError } from '../registry/tool-result.ts'
 import { isRecord } from '../objects.ts'
+import type { ToolMedia } from '../registry/types.ts'
 
 export interface MappedResult {
   content: string
   isError: boolean
+  /** The image and audio blocks of a successful result, unchecked (the dispatcher checks them). */
+  media?: ToolMedia[]
+}
+
+function isMediaBlock (block: unknown): block is { type: 'image' | 'audio', mimeType?: unknown, data?: unknown } {
+  return isRecord(block) && (block.type === 'image' || block.type === 'audio')
 }
 
 const MAX_LABEL_CHARS = 200
@@ -75,24 +83,28 @@ export function mapCallResult (result: unknown): MappedResult {
   const blocks = Array.isArray(result.content) ? result.content : []
   const texts: string[] = []
   const others: string[] = []
+  const media: ToolMedia[] = []
   for (const block of blocks) {
     if (isRecord(block) && block.type === 'text' && typeof block.text === 'string') texts.push(block.text)
+    else if (isMediaBlock(block)) media.push({ kind: block.type, mimeType: block.mimeType as string, data: block.data as string })
     else others.push(describeContentBlock(block))
   }
   const structured = result.structuredContent
   let parts: string[]
   if (structured !== undefined) parts = [stringify(structured), ...others]
   else if (blocks.length === 0 && Object.hasOwn(result, 'toolResult')) parts = [stringify(result.toolResult)]
-  else parts = blocks.map(describeContentBlock)
+  // Images and audio leave the text: the dispatcher's note names each, with where to fetch it.
+  else parts = blocks.filter((block) => !isMediaBlock(block)).map(describeContentBlock)
 
   if (result.isError === true) {
     // The human-readable text says what went wrong better than the structured payload does.
-    const text = [...texts, ...others].join('\n')
+    const text = [...texts, ...others, ...blocks.filter(isMediaBlock).map(describeContentBlock)].join('\n')
     // Already an error object (what another tool gateway's /mcp sends, and many tools return):
     // wrapped again, its message would reach the caller as a JSON string inside another.
     if (isErrorResult(text)) return { content: text, isError: true }
     const message = text !== '' ? text : structured !== undefined ? stringify(structured) : 'the MCP tool reported an error without a message'
     return { content: toolError(message), isError: true }
   }
-  return { content: parts.join('\n'), isError: false }
+  const content = parts.join('\n')
+  return media.length === 0 ? { content, isError: false } : { content, isError: false, media }
 }

@@ -71,7 +71,23 @@ export interface ToolProgress {
   message?: string
 }
 
-export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => Promise<string> | string
+/** An image or a sound a tool returns beside its text (see mediaResult in tool-result.ts). */
+export interface ToolMedia {
+  kind: 'image' | 'audio'
+  /** e.g. image/png, audio/wav; the gateway accepts only the types in src/dispatch/media.ts. */
+  mimeType: string
+  /** The bytes, base64-encoded. */
+  data: string
+}
+
+/** A result with media: the text for the model, and the images and sounds it goes with. */
+export interface MediaResult {
+  text: string
+  media: ToolMedia[]
+}
+
+/** A handler answers a string (the usual case) or, to carry images and audio, a MediaResult. */
+export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => Promise<string | MediaResult> | string | MediaResult
 
 export interface CheckVerdict {
   available: boolean

@@ -1,11 +1,20 @@
 // Keeps the full text of results that dispatch cut to their size cap, so that nothing is lost to
 // truncation: the caller (its model through read_result, or its code through GET /results/:id)
-// reads the rest by id. Bounded three ways: a cap on all results together, a cap per result (a
+// reads the rest by id; and the images and sounds a result came with, which only some answers can
+// carry inline (GET /results/:id/media/:n serves them). Bounded three ways: a cap on all results together, a cap per result (a
 // larger one is not kept), and a time to live; past the total cap the oldest results go first.
 // Each result belongs to the caller that made the call (its API key's name, `anonymous` on an open
 // gateway, `stdio` for the local MCP client): for any other caller its id does not exist. Ids are 144 random bits, never guessable.
 import { randomBytes } from 'node:crypto'
 import { MAX_TIMER_MS } from '../timers.ts'
+import type { ToolMedia } from '../registry/types.ts'
+
+/** One image or sound of a kept result, as bytes, for GET /results/:id/media/:n. */
+export interface KeptMedia {
+  readonly kind: ToolMedia['kind']
+  readonly mimeType: string
+  readonly data: Buffer
+}
 
 export interface ResultStoreLimits {
   /** Bytes all kept results may take together; 0 keeps none. */
@@ -20,6 +29,9 @@ interface Kept {
   readonly owner: string
   /** UTF-16LE: 2 bytes per code unit, so slices by character offset are exact and the size is known. */
   readonly text: Buffer
+  readonly media: readonly KeptMedia[]
+  /** The text's bytes and the media's together: what the store's caps count. */
+  readonly bytes: number
   readonly expiresAt: number
 }
 
@@ -29,6 +41,8 @@ export interface KeptResult {
   readonly length: number
   /** The characters in [start, end), never ending between the two halves of a surrogate pair. */
   slice: (start: number, end: number) => string
+  /** The images and sounds the result came with, in order (none for most results). */
+  readonly media: readonly KeptMedia[]
 }
 
 export class ResultStore {
@@ -61,12 +75,14 @@ export class ResultStore {
   }
 
   /**
-   * Keeps `text` for `owner` and answers its id; undefined when it is not kept (no owner to give
-   * it to, over the per-result cap, or a store of size 0), and the caller must not promise it.
+   * Keeps `text` (and its media, base64) for `owner` and answers its id; undefined when it is not
+   * kept (no owner to give it to, over the per-result cap, or a store of size 0), and the caller
+   * must not promise it. Media count in the caps by their decoded size.
    */
-  keep (principal: string | undefined, text: string): string | undefined {
+  keep (principal: string | undefined, text: string, media: readonly ToolMedia[] = []): string | undefined {
     const owner = this.#ownerOf(principal)
-    const bytes = text.length * 2
+    const kept = media.map(({ kind, mimeType, data }) => ({ kind, mimeType, data: Buffer.from(data, 'base64') }))
+    const bytes = kept.reduce((sum, item) => sum + item.data.length, text.length * 2)
     const { maxTotalBytes, maxResultBytes, ttlMs } = this.limits
     if (owner === undefined || bytes > maxResultBytes || bytes > maxTotalBytes) return undefined
     this.#expire()
@@ -75,7 +91,7 @@ export class ResultStore {
       this.#drop(id, oldest)
     }
     const id = `res_${randomBytes(18).toString('base64url')}`
-    this.#kept.set(id, { owner, text: Buffer.from(text, 'utf16le'), expiresAt: this.#now() + ttlMs })
+    this.#kept.set(id, { owner, text: Buffer.from(text, 'utf16le'), media: kept, bytes, expiresAt: this.#now() + ttlMs })
     this.#totalBytes += bytes
     this.#schedule()
     return id
@@ -87,11 +103,12 @@ export class ResultStore {
     this.#expire()
     const kept = this.#kept.get(id)
     if (kept === undefined || owner === undefined || kept.owner !== owner) return undefined
-    const { text } = kept
+    const { text, media } = kept
     const length = text.length / 2
     return {
       id,
       length,
+      media,
       slice (start, end) {
         // A high surrogate as the last unit would leave its pair's second half for the next read:
         // end before the pair, or (a one-unit read) after it, so that every read moves on.
@@ -115,7 +132,7 @@ export class ResultStore {
 
   #drop (id: string, kept: Kept): void {
     this.#kept.delete(id)
-    this.#totalBytes -= kept.text.length
+    this.#totalBytes -= kept.bytes
   }
 
   #expire (): void {

@@ -1,11 +1,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { isErrorResult } from '../../src/registry/tool-result.ts'
-import { describeContentBlock, mapCallResult } from '../../src/mcp/result.ts'
+import { describeContentBlock, mapCallResult, type MappedResult } from '../../src/mcp/result.ts'
 
 const PNG_BASE64 = Buffer.alloc(12_345, 7).toString('base64')
 
-const TABLE: Array<[string, unknown, { content: string, isError: boolean }]> = [
+const TABLE: Array<[string, unknown, MappedResult]> = [
   ['text blocks are joined with newlines',
     { content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'two' }] },
     { content: 'one\ntwo', isError: false }],
@@ -13,11 +13,15 @@ const TABLE: Array<[string, unknown, { content: string, isError: boolean }]> = [
   ['structuredContent wins over its text echo, as JSON',
     { content: [{ type: 'text', text: '{"t": 1}' }], structuredContent: { t: 1, ü: 'ä' } },
     { content: '{"t":1,"ü":"ä"}', isError: false }],
-  ['an image is summarised with its type and decoded size',
+  // The dispatcher checks media and names each in the text (src/dispatch/media.ts), not the mapping.
+  ['an image is handed on as media, out of the text',
     { content: [{ type: 'text', text: 'Here:' }, { type: 'image', data: PNG_BASE64, mimeType: 'image/png' }] },
-    { content: 'Here:\n[image: image/png, 12345 bytes]', isError: false }],
-  ['audio is summarised', { content: [{ type: 'audio', data: 'AAAA', mimeType: 'audio/wav' }] },
-    { content: '[audio: audio/wav, 3 bytes]', isError: false }],
+    { content: 'Here:', isError: false, media: [{ kind: 'image', mimeType: 'image/png', data: PNG_BASE64 }] }],
+  ['audio is handed on as media', { content: [{ type: 'audio', data: 'AAAA', mimeType: 'audio/wav' }] },
+    { content: '', isError: false, media: [{ kind: 'audio', mimeType: 'audio/wav', data: 'AAAA' }] }],
+  ['an image of an error result is summarised in the error',
+    { isError: true, content: [{ type: 'text', text: 'failed' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }] },
+    { content: '{"error":"failed\\n[image: image/png, 3 bytes]"}', isError: true }],
   ['an embedded text resource keeps its text',
     { content: [{ type: 'resource', resource: { uri: 'file:///a.txt', mimeType: 'text/plain', text: 'hello' } }] },
     { content: '[resource: file:///a.txt, text/plain]\nhello', isError: false }],
@@ -30,9 +34,9 @@ const TABLE: Array<[string, unknown, { content: string, isError: boolean }]> = [
   ['an unknown block type is named, not dropped',
     { content: [{ type: 'hologram', data: 'x' }] },
     { content: '[hologram content block]', isError: false }],
-  ['structuredContent with an image keeps the summary after the JSON',
+  ['structuredContent with an image: the JSON, and the image as media',
     { content: [{ type: 'image', data: 'AAAA', mimeType: 'image/gif' }], structuredContent: { ok: true } },
-    { content: '{"ok":true}\n[image: image/gif, 3 bytes]', isError: false }],
+    { content: '{"ok":true}', isError: false, media: [{ kind: 'image', mimeType: 'image/gif', data: 'AAAA' }] }],
   ['isError makes a tool-level error of the text',
     { content: [{ type: 'text', text: 'disk full' }], isError: true },
     { content: '{"error":"disk full"}', isError: true }],

@@ -1,7 +1,10 @@
 // Anthropic Messages: the `tool_use` blocks of an assistant message, answered by `tool_result` blocks
-// (with `is_error`) to put in the next user message.
+// (with `is_error`) to put in the next user message. A result with images answers its content as
+// blocks: the text, then one base64 `image` block per image. Anthropic takes no audio in a
+// tool_result: the text's note says where each sound is fetched.
 import { Type, type Static } from 'typebox'
-import { callChecker, checkedCalls, ParallelFlags, isObject, type Dialect } from './dialect.ts'
+import { MEDIA_MIME_TYPES } from '../media.ts'
+import { callChecker, checkedCalls, imagesOf, ParallelFlags, isObject, type Dialect } from './dialect.ts'
 
 export const AnthropicToolUse = Type.Object({
   type: Type.Literal('tool_use', { description: 'Always "tool_use".' }),
@@ -22,7 +25,16 @@ export const AnthropicAnswer = Type.Object({
   content: Type.Array(Type.Object({
     type: Type.Literal('tool_result', { description: 'Always "tool_result".' }),
     tool_use_id: Type.String({ description: 'The id of the tool_use this answers.' }),
-    content: Type.String({ description: 'The result for the model (on an error, {"error": "..."}).' }),
+    content: Type.Union([
+      Type.String({ description: 'The result for the model (on an error, {"error": "..."}).' }),
+      Type.Array(Type.Union([
+        Type.Object({ type: Type.Literal('text'), text: Type.String() }, { description: 'The text of the result, with a note naming each image and sound.' }),
+        Type.Object({
+          type: Type.Literal('image'),
+          source: Type.Object({ type: Type.Literal('base64'), media_type: Type.Enum([...MEDIA_MIME_TYPES.image]), data: Type.String({ description: 'The image, base64.' }) })
+        }, { description: 'An image the tool returned.' })
+      ]), { description: 'When the tool returned images: the text block, then one image block per image.' })
+    ]),
     is_error: Type.Boolean({ description: 'True when the call failed.' })
   }, { description: 'A tool_result block.' }), { description: 'One block per call, in input order: the content of the next user message.' })
 }, { description: 'Anthropic Messages answers.' })
@@ -38,5 +50,14 @@ export const anthropic: Dialect = {
   isCall,
   callsOf: (list, where) => checkedCalls(list, where, isCall, check, (block) => ({ id: block.id, name: block.name, args: block.input })),
   answerKey: 'content',
-  answer: (call, outcome) => ({ type: 'tool_result', tool_use_id: call.id, content: outcome.content, is_error: !outcome.ok })
+  answer: (call, outcome) => {
+    const images = imagesOf(outcome)
+    const content = images.length === 0
+      ? outcome.content
+      : [
+          { type: 'text', text: outcome.content },
+          ...images.map(({ mimeType, data }) => ({ type: 'image', source: { type: 'base64', media_type: mimeType, data } }))
+        ]
+    return { type: 'tool_result', tool_use_id: call.id, content, is_error: !outcome.ok }
+  }
 }

@@ -4,6 +4,7 @@ import { Ajv, type ValidateFunction } from 'ajv'
 import { Type, type TSchema } from 'typebox'
 import { BadRequestError } from '../../errors.ts'
 import type { DispatchOutcome } from '../outcome.ts'
+import type { ToolMedia } from '../../registry/types.ts'
 
 /** One tool call of a batch, whatever dialect it came in. */
 export interface BatchCall {
@@ -30,6 +31,11 @@ export interface Dialect {
   readonly answerKey: string
   /** One call's answer, in this dialect's own shape. */
   answer: (call: BatchCall, outcome: DispatchOutcome) => unknown
+}
+
+/** The images of an outcome, with their data (media go with successes only). */
+export function imagesOf (outcome: DispatchOutcome): readonly ToolMedia[] {
+  return outcome.inlineMedia?.filter((item) => item.kind === 'image') ?? []
 }
 
 /** The flags a body may carry beside its calls (a whole request carries parallel_tool_calls). */

@@ -1,6 +1,7 @@
 // Google Gemini: the `functionCall` parts of a model Content, answered by `functionResponse` parts.
 // Gemini wants the response as an object: a result is {"output": content}, a failure
-// {"error": message}, the two keys its documentation gives for output and error details.
+// {"error": message}, the two keys its documentation gives for output and error details. Images and
+// sounds a tool returned go beside it as the FunctionResponse's `parts`, each with `inlineData`.
 import { Type, type Static } from 'typebox'
 import type { DispatchOutcome } from '../outcome.ts'
 import { callChecker, checkedCalls, ParallelFlags, isObject, type Dialect } from './dialect.ts'
@@ -29,7 +30,10 @@ export const GeminiAnswer = Type.Object({
       response: Type.Object({
         output: Type.Optional(Type.String({ description: 'The result for the model, when the call succeeded.' })),
         error: Type.Optional(Type.String({ description: 'Why the call failed, when it did.' }))
-      }, { description: 'The result as an object: {"output"} or {"error"}.' })
+      }, { description: 'The result as an object: {"output"} or {"error"}.' }),
+      parts: Type.Optional(Type.Array(Type.Object({
+        inlineData: Type.Object({ mimeType: Type.String(), data: Type.String({ description: 'The bytes, base64.' }) })
+      }, { description: 'An image or a sound the tool returned.' }), { description: 'When the tool returned images or audio.' }))
     }, { description: 'The answer to one functionCall.' })
   }, { description: 'A functionResponse part.' }), { description: 'One part per call, in input order: the parts of the next user Content.' })
 }, { description: 'Gemini answers.' })
@@ -58,7 +62,8 @@ export const gemini: Dialect = {
     functionResponse: {
       ...(call.id === undefined ? {} : { id: call.id }),
       name: call.name,
-      response: outcome.ok ? { output: outcome.content } : { error: errorOf(outcome) }
+      response: outcome.ok ? { output: outcome.content } : { error: errorOf(outcome) },
+      ...(outcome.inlineMedia === undefined ? {} : { parts: outcome.inlineMedia.map(({ mimeType, data }) => ({ inlineData: { mimeType, data } })) })
     }
   })
 }

@@ -1,7 +1,9 @@
 // OpenAI Responses: `function_call` items (of a response's `output`, or of a request's `input`),
-// answered by `function_call_output` items to send as the next request's input.
+// answered by `function_call_output` items to send as the next request's input. A result with images
+// answers `output` as a list: its text as `input_text`, then each image as `input_image` (a data
+// URL). The Responses API takes no audio there: the text's note says where each sound is fetched.
 import { Type, type Static } from 'typebox'
-import { callChecker, checkedCalls, ParallelFlags, isObject, type Dialect } from './dialect.ts'
+import { callChecker, checkedCalls, imagesOf, ParallelFlags, isObject, type Dialect } from './dialect.ts'
 
 export const ResponsesFunctionCall = Type.Object({
   type: Type.Literal('function_call', { description: 'Always "function_call".' }),
@@ -25,7 +27,13 @@ export const ResponsesAnswer = Type.Object({
   items: Type.Array(Type.Object({
     type: Type.Literal('function_call_output', { description: 'Always "function_call_output".' }),
     call_id: Type.String({ description: 'The call_id of the function_call this answers.' }),
-    output: Type.String({ description: 'The result for the model (on an error, {"error": "..."}).' })
+    output: Type.Union([
+      Type.String({ description: 'The result for the model (on an error, {"error": "..."}).' }),
+      Type.Array(Type.Union([
+        Type.Object({ type: Type.Literal('input_text'), text: Type.String() }, { description: 'The text of the result, with a note naming each image and sound.' }),
+        Type.Object({ type: Type.Literal('input_image'), image_url: Type.String({ description: 'The image as a data: URL (base64).' }) }, { description: 'An image the tool returned.' })
+      ]), { description: 'When the tool returned images: the text, then one input_image per image.' })
+    ])
   }, { description: 'A function_call_output item.' }), { description: 'One item per call, in input order: the next request\'s input.' })
 }, { description: 'OpenAI Responses answers.' })
 
@@ -49,5 +57,14 @@ export const responses: Dialect = {
       .filter((call) => !answered.has(call.id))
   },
   answerKey: 'items',
-  answer: (call, outcome) => ({ type: 'function_call_output', call_id: call.id, output: outcome.content })
+  answer: (call, outcome) => {
+    const images = imagesOf(outcome)
+    const output = images.length === 0
+      ? outcome.content
+      : [
+          { type: 'input_text', text: outcome.content },
+          ...images.map(({ mimeType, data }) => ({ type: 'input_image', image_url: `data:${mimeType};base64,${data}` }))
+        ]
+    return { type: 'function_call_output', call_id: call.id, output }
+  }
 }

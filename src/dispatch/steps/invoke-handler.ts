@@ -4,7 +4,8 @@
 // discarded and logged.
 import { isErrorResult } from '../../registry/tool-result.ts'
 import type { Logger } from 'pino'
-import type { ResultPage, ToolContext, ToolEntry, ToolProgress } from '../../registry/types.ts'
+import type { MediaResult, ResultPage, ToolContext, ToolEntry, ToolProgress } from '../../registry/types.ts'
+import { checkMedia, DEFAULT_MAX_MEDIA_BYTES, isMediaResult } from '../media.ts'
 import { pageOf } from '../../results/read.ts'
 import type { ResultStore } from '../../results/result-store.ts'
 import { entryOf, type CallState, type Step } from '../pipeline.ts'
@@ -19,6 +20,8 @@ export interface InvokeOptions {
   /** The deadline for this call in ms. */
   timeoutOf: (call: CallState) => number
   config: unknown
+  /** Bytes of images and audio one call may carry; past it, items are dropped with a note (default 10 MiB). */
+  maxMediaBytes?: number
   /** Where cut results are kept, read through ctx.readResult (the read_result tool). */
   results?: ResultStore
   /** The timer the deadlines share; default one of this step's own. */
@@ -57,11 +60,22 @@ export function sanitizeError (error: unknown): string {
   return clipText(isGatewayError(error) ? message : `${className(error)}: ${message}`)
 }
 
-function fromValue (entry: ToolEntry, value: unknown): StepResult {
-  if (typeof value !== 'string') {
-    return failed('error', `Tool ${entry.name} returned ${typeName(value)} instead of a string (handlers must return a string, e.g. toolResult(data))`)
-  }
-  return { status: isErrorResult(value) ? 'error' : 'ok', content: value }
+function fromValue (entry: ToolEntry, value: unknown, maxMediaBytes: number): StepResult {
+  // The usual answer first: a string costs one typeof more than it ever did.
+  if (typeof value === 'string') return { status: isErrorResult(value) ? 'error' : 'ok', content: value }
+  if (isMediaResult(value)) return withMedia(value, maxMediaBytes)
+  return failed('error', `Tool ${entry.name} returned ${typeName(value)} instead of a string or {text, media} (handlers must return a string, e.g. toolResult(data), or mediaResult(data, media))`)
+}
+
+/**
+ * A result with media. Media go only with successes: a failure's text is cleaned of credentials
+ * and parsed as {"error"} downstream, and the images of a failed call are no answer to the model.
+ */
+function withMedia (value: MediaResult, maxMediaBytes: number): StepResult {
+  if (isErrorResult(value.text)) return { status: 'error', content: value.text }
+  const { media, dropped } = checkMedia(value.media, maxMediaBytes)
+  const content = dropped.length === 0 ? value.text : `${value.text}\n${dropped.join('\n')}`
+  return media.length === 0 ? { status: 'ok', content } : { status: 'ok', content, media }
 }
 
 /**
@@ -77,6 +91,7 @@ class HandlerRun implements ToolContext {
   readonly #call: CallState
   readonly #entry: ToolEntry
   readonly #timeoutMs: number
+  readonly #maxMediaBytes: number
   readonly #answer: Pending
   readonly #results: ResultStore | undefined
   #ended = false
@@ -92,16 +107,17 @@ class HandlerRun implements ToolContext {
   #callerSignal: AbortSignal | undefined = undefined
   #forwardCallerAbort: (() => void) | undefined = undefined
 
-  constructor (call: CallState, entry: ToolEntry, timeoutMs: number, config: unknown, answer: Pending, results: ResultStore | undefined) {
+  constructor (call: CallState, entry: ToolEntry, timeoutMs: number, options: InvokeOptions, answer: Pending) {
     this.callId = call.callId
     this.sessionId = call.request.sessionId
     this.principal = call.request.principal
-    this.config = config
+    this.config = options.config
     this.#call = call
     this.#entry = entry
     this.#timeoutMs = timeoutMs
+    this.#maxMediaBytes = options.maxMediaBytes ?? DEFAULT_MAX_MEDIA_BYTES
     this.#answer = answer
-    this.#results = results
+    this.#results = options.results
   }
 
   /** Only this caller's own results: the principal is the call's, not an argument a tool could forge. */
@@ -154,7 +170,7 @@ class HandlerRun implements ToolContext {
     }
     const running = this.#running = Promise.resolve(returned)
     if (this.#aborted) this.#reportLate(running)
-    else running.then((value) => this.#end(fromValue(this.#entry, value)), (error: unknown) => this.#end(thrown(this.#call, error)))
+    else running.then((value) => this.#end(fromValue(this.#entry, value, this.#maxMediaBytes)), (error: unknown) => this.#end(thrown(this.#call, error)))
   }
 
   #end (result: StepResult): boolean {
@@ -211,7 +227,7 @@ export function invokeStep (options: InvokeOptions): Step {
     }
     const timeoutMs = Math.min(options.timeoutOf(call), MAX_TIMER_MS)
     const answer = new Pending()
-    new HandlerRun(call, entry, timeoutMs, options.config, answer, options.results).start(deadlines, cancellation, callerSignal)
+    new HandlerRun(call, entry, timeoutMs, options, answer).start(deadlines, cancellation, callerSignal)
     return answer
   }
 }

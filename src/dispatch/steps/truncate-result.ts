@@ -1,10 +1,12 @@
 // Caps the final content to the tool's (or the call's) result size, keeping head and tail. When a
 // result store is given, the full text of a successful result is kept for the caller first, and
 // the notice in the content tells the model how to read what was cut (read_result, when the caller
-// may call it; else GET /results/:id, for the agent's own code).
+// may call it; else GET /results/:id, for the agent's own code). A result with media is kept
+// whether cut or not, so that every answer can say where its images and sounds are fetched.
 import type { ResultStore } from '../../results/result-store.ts'
 import { afterOutput, entryOf, type CallState, type Step } from '../pipeline.ts'
 import type { StepResult } from '../outcome.ts'
+import { mediaNote } from '../media.ts'
 import { truncateResult, type KeptAs } from '../truncate.ts'
 
 export interface KeepCutResults {
@@ -22,9 +24,21 @@ export function truncateStep (maxChars: (call: Parameters<Step>[0]) => number, k
     const id = keep.store.keep(call.request.principal, result.content)
     return id === undefined ? undefined : { id, via: keep.toolCallable(call) ? 'tool' : 'http' }
   }
+  /** The text cut to its cap as usual, the media kept beside the full text, and a note naming each after the text. */
+  function capWithMedia (call: CallState, result: StepResult & { media: NonNullable<StepResult['media']> }, max: number): StepResult {
+    const id = keep?.store.keep(call.request.principal, result.content, result.media)
+    const kept: KeptAs | undefined = id === undefined || keep === undefined ? undefined : { id, via: keep.toolCallable(call) ? 'tool' : 'http' }
+    const media = kept === undefined ? result.media : result.media.map((item, n) => ({ ...item, url: `/results/${kept.id}/media/${n}` }))
+    const cut = truncateResult(result.content, max, undefined, kept)
+    // The note comes after the cap: cut with the text, it could lose the very line naming an image.
+    const note = mediaNote(media)
+    const content = cut.content === '' ? note : `${cut.content}\n${note}`
+    return { ...result, content, truncated: cut.truncated, originalLength: cut.originalLength, resultId: kept?.id, media }
+  }
   function cap (call: CallState, result: StepResult): StepResult {
     if (call.entry === undefined) return result
     const max = maxChars(call)
+    if (result.media !== undefined) return capWithMedia(call, result as Parameters<typeof capWithMedia>[1], max)
     // The common case costs one comparison: nothing to keep, nothing to cut.
     if (!(result.content.length > max)) return result
     const kept = keptAs(call, result)
