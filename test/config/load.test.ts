@@ -59,7 +59,7 @@ test('with an empty environment every default is filled', async (t) => {
     shutdownGraceMs: 30_000,
     rateLimit: { timeWindowMs: 60_000 }
   })
-  assert.deepEqual(config.dispatch, { defaultTimeoutMs: 60_000, maxTimeoutMs: 600_000, maxResultChars: 1_000_000 })
+  assert.deepEqual(config.dispatch, { defaultTimeoutMs: 60_000, maxTimeoutMs: 600_000, maxResultChars: 1_000_000, maxMediaBytes: 10_485_760 })
   assert.deepEqual(config.availability, { ttlMs: 30_000, graceMs: 60_000, probeTimeoutMs: 2_000 })
   assert.deepEqual(config.auth, { keys: [], allowOpen: false })
   assert.deepEqual(config.toolsets, {})
@@ -95,6 +95,7 @@ test('environment variables are converted to integers, booleans and lists', asyn
       TOOL_TIMEOUT_MS: '5000',
       MAX_TOOL_TIMEOUT_MS: '9000',
       MAX_RESULT_CHARS: '0',
+      MAX_MEDIA_BYTES: '2048',
       GATEWAY_ALLOW_OPEN: 'true',
       GATEWAY_ENABLE_TERMINAL: 'yes',
       WEB_ALLOW_HOSTS: ' intranet.example , 10.0.0.0/8,,localhost ',
@@ -108,7 +109,7 @@ test('environment variables are converted to integers, booleans and lists', asyn
   assert.equal(config.http.bodyLimitBytes, 2048)
   assert.equal(config.http.batchConcurrency, 3)
   assert.equal(config.http.shutdownGraceMs, 1500)
-  assert.deepEqual(config.dispatch, { defaultTimeoutMs: 5000, maxTimeoutMs: 9000, maxResultChars: 0 })
+  assert.deepEqual(config.dispatch, { defaultTimeoutMs: 5000, maxTimeoutMs: 9000, maxResultChars: 0, maxMediaBytes: 2048 })
   assert.equal(config.auth.allowOpen, true)
   assert.equal(config.terminal.enabled, true)
   assert.deepEqual(config.web.allowHosts, ['intranet.example', '10.0.0.0/8', 'localhost'])

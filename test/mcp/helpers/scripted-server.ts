@@ -3,7 +3,8 @@
 // read again on every request, so a test can serve schemas a real server gets wrong, or thousands
 // of tools, and change them. Every tool name answers tools/call by name: `big` returns `bytes`
 // characters of text, `notify` sends `times` list_changed notifications, `stats` tells how many
-// tools/list requests came in, `pid` the process id; any other name echoes its arguments.
+// tools/list requests came in, `pid` the process id, `content` answers its `content` argument as its
+// content blocks (images, audio, anything); any other name echoes its arguments.
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -31,6 +32,7 @@ server.setRequestHandler('tools/call', async ({ params }) => {
       return text('notified')
     case 'stats': return text(JSON.stringify({ listCalls }))
     case 'pid': return text(String(process.pid))
+    case 'content': return { content: args.content }
     default: return text(JSON.stringify(args))
   }
 })
