@@ -51,7 +51,14 @@ const resultsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         n: Type.String({ pattern: '^\\d{1,4}$', description: 'The item\'s position in the envelope\'s media, from 0.' })
       }),
       response: {
-        200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The bytes, with the item\'s own Content-Type (image/png, audio/wav, ...).' }),
+        // One entry per family: the document shows the route answers bytes, not JSON.
+        200: {
+          description: 'The bytes, with the item\'s own Content-Type (image/png, audio/wav, ...).',
+          content: {
+            'image/*': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'An image.' }) },
+            'audio/*': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'A sound.' }) }
+          }
+        },
         400: Type.Ref('ErrorBody'),
         404: Type.Ref('ErrorBody')
       }

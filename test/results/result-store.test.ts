@@ -115,3 +115,20 @@ test('paging rebuilds the text exactly, never splitting a surrogate pair; an off
   assert.throws(() => pageOf(kept, text.length + 1, 10), { code: 'GW_ERR_BAD_REQUEST', message: new RegExp(`past the end of result ${kept.id}, which has ${text.length} characters`) })
   results.clear()
 })
+
+test('media count in the caps by their decoded bytes, and leave with their result', (t) => {
+  const results = store({ maxTotalBytes: 10_000, maxResultBytes: 6_000 })
+  t.after(() => results.clear())
+  const image = { kind: 'image' as const, mimeType: 'image/png', data: Buffer.alloc(4_000, 1).toString('base64') }
+  assert.equal(results.keep('alice', 'x'.repeat(1_001), [image]), undefined, '2002 + 4000 bytes > 6000')
+  const first = results.keep('alice', 'caption', [image])
+  assert.ok(first !== undefined)
+  assert.equal(results.totalBytes, 14 + 4_000)
+  assert.deepEqual(results.get('alice', first)?.media, [{ kind: 'image', mimeType: 'image/png', data: Buffer.alloc(4_000, 1) }])
+  assert.equal(results.get('bob', first), undefined, 'another caller sees no media either')
+  const second = results.keep('alice', 'caption', [image])
+  const third = results.keep('alice', 'caption', [image])
+  assert.ok(second !== undefined && third !== undefined)
+  assert.equal(results.get('alice', first), undefined, 'the oldest went to make room')
+  assert.equal(results.totalBytes, 2 * (14 + 4_000))
+})

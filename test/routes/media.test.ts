@@ -128,6 +128,18 @@ test('MAX_MEDIA_BYTES caps the media of one call: the item past it is dropped, n
   assert.match(envelope.content, new RegExp(`\\[audio dropped: ${WAV.length} bytes is over the 10 bytes of media this call may still carry \\(dispatch.maxMediaBytes\\)\\]`))
 })
 
+test('a cut text keeps its media note whole after the truncation notice, both reading from the same kept result', async (t) => {
+  const base = await gateway(t)
+  const res = await fetch(`${base}/dispatch/picture`, {
+    method: 'POST', headers: { authorization: `Bearer ${KEYS.alice}`, 'content-type': 'application/json', 'x-max-result-chars': '20' }, body: '{}'
+  })
+  const envelope = await res.json() as EnvelopeBody
+  assert.equal(envelope.truncated, true)
+  assert.ok(envelope.resultId !== undefined)
+  assert.match(envelope.content, new RegExp(`GET /results/${envelope.resultId}\\?offset=\\d+ reads them`))
+  assert.ok(envelope.content.endsWith(`[audio 1: audio/wav, ${WAV.length} bytes; GET /results/${envelope.resultId}/media/1 fetches it]`))
+})
+
 test('media over the result store\'s per-result cap are carried but not kept: no url, and the note says so', async (t) => {
   const base = await gateway(t, { RESULTS_MAX_RESULT_BYTES: String(PNG.length) })
   const envelope = await (await request(base, 'alice', '/dispatch/picture', {})).json() as EnvelopeBody

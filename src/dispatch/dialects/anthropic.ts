@@ -28,13 +28,20 @@ export const AnthropicAnswer = Type.Object({
     content: Type.Union([
       Type.String({ description: 'The result for the model (on an error, {"error": "..."}).' }),
       Type.Array(Type.Union([
-        Type.Object({ type: Type.Literal('text'), text: Type.String() }, { description: 'The text of the result, with a note naming each image and sound.' }),
         Type.Object({
-          type: Type.Literal('image'),
-          source: Type.Object({ type: Type.Literal('base64'), media_type: Type.Enum([...MEDIA_MIME_TYPES.image]), data: Type.String({ description: 'The image, base64.' }) })
+          type: Type.Literal('text', { description: 'Always "text".' }),
+          text: Type.String({ description: 'The result, with a note naming each image and sound and where to fetch it.' })
+        }, { description: 'The text of the result.' }),
+        Type.Object({
+          type: Type.Literal('image', { description: 'Always "image".' }),
+          source: Type.Object({
+            type: Type.Literal('base64', { description: 'Always "base64".' }),
+            media_type: Type.Enum([...MEDIA_MIME_TYPES.image], { description: 'The image type.' }),
+            data: Type.String({ description: 'The image, base64.' })
+          }, { description: 'The image data.' })
         }, { description: 'An image the tool returned.' })
       ]), { description: 'When the tool returned images: the text block, then one image block per image.' })
-    ]),
+    ], { description: 'The result for the model: a string, or blocks when the tool returned images.' }),
     is_error: Type.Boolean({ description: 'True when the call failed.' })
   }, { description: 'A tool_result block.' }), { description: 'One block per call, in input order: the content of the next user message.' })
 }, { description: 'Anthropic Messages answers.' })

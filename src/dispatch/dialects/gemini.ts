@@ -32,7 +32,10 @@ export const GeminiAnswer = Type.Object({
         error: Type.Optional(Type.String({ description: 'Why the call failed, when it did.' }))
       }, { description: 'The result as an object: {"output"} or {"error"}.' }),
       parts: Type.Optional(Type.Array(Type.Object({
-        inlineData: Type.Object({ mimeType: Type.String(), data: Type.String({ description: 'The bytes, base64.' }) })
+        inlineData: Type.Object({
+          mimeType: Type.String({ description: 'Its type, e.g. image/png or audio/wav.' }),
+          data: Type.String({ description: 'The bytes, base64.' })
+        }, { description: 'The item inline.' })
       }, { description: 'An image or a sound the tool returned.' }), { description: 'When the tool returned images or audio.' }))
     }, { description: 'The answer to one functionCall.' })
   }, { description: 'A functionResponse part.' }), { description: 'One part per call, in input order: the parts of the next user Content.' })

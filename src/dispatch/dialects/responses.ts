@@ -30,10 +30,16 @@ export const ResponsesAnswer = Type.Object({
     output: Type.Union([
       Type.String({ description: 'The result for the model (on an error, {"error": "..."}).' }),
       Type.Array(Type.Union([
-        Type.Object({ type: Type.Literal('input_text'), text: Type.String() }, { description: 'The text of the result, with a note naming each image and sound.' }),
-        Type.Object({ type: Type.Literal('input_image'), image_url: Type.String({ description: 'The image as a data: URL (base64).' }) }, { description: 'An image the tool returned.' })
+        Type.Object({
+          type: Type.Literal('input_text', { description: 'Always "input_text".' }),
+          text: Type.String({ description: 'The result, with a note naming each image and sound and where to fetch it.' })
+        }, { description: 'The text of the result.' }),
+        Type.Object({
+          type: Type.Literal('input_image', { description: 'Always "input_image".' }),
+          image_url: Type.String({ description: 'The image as a data: URL (base64).' })
+        }, { description: 'An image the tool returned.' })
       ]), { description: 'When the tool returned images: the text, then one input_image per image.' })
-    ])
+    ], { description: 'The result for the model: a string, or a list when the tool returned images.' })
   }, { description: 'A function_call_output item.' }), { description: 'One item per call, in input order: the next request\'s input.' })
 }, { description: 'OpenAI Responses answers.' })
 
