@@ -10,6 +10,7 @@ import { FORMATS, variantOf } from '../src/definitions/formats/formats.ts'
 import { payloadTokens } from '../src/definitions/token-count.ts'
 import { formattedToolName } from '../src/definitions/formats/shapes.ts'
 import { checkedQuery, MAX_SEARCH_LIMIT, rankDefinitions } from '../src/search/tool-search.ts'
+import { requireSearchTool } from '../src/search/search-tool.ts'
 
 const Query = Type.Object({
   toolsets: ToolsetList('Comma-separated toolsets to include; absent = every toolset the caller may use; `all` and `*` allowed; present but naming none (`toolsets=`) is a 400.'),
@@ -17,6 +18,7 @@ const Query = Type.Object({
   query: Type.Optional(Type.String({ description: 'A task in words: answer only the tools most relevant to it, best first (ranked over names, descriptions and parameters). Empty is a 400.' })),
   limit: Type.Optional(Type.String({ description: `With query: how many tools at most, 1 to ${MAX_SEARCH_LIMIT} (default 10). Without query it is a 400.` })),
   format: Type.Optional(Type.String({ maxLength: 64, description: `Output format: ${FORMATS.join(', ')} (default chat, the OpenAI Chat Completions tools; openai is an alias of chat). Anything else is a 400 listing these.` })),
+  defer_loading: Type.Optional(Type.String({ maxLength: 16, description: 'true or false (default). With format=anthropic: every tool but search_tools has `defer_loading: true`, for Anthropic\'s tool search (needs search_tools in the answer: SEARCH_TOOL=true).' })),
   strict: Type.Optional(Type.String({ maxLength: 16, description: 'true or false (default). true: OpenAI strict-mode definitions (`strict: true`, every property required, optional ones nullable); formats chat and responses only. Tools that cannot be made strict are left out (GET /tools says why).' }))
 }, { additionalProperties: false })
 
@@ -35,16 +37,17 @@ const definitionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
     }
   }, async (request, reply) => {
-    const { toolsets, disabled, format, strict } = request.query
+    const { toolsets, disabled, format, strict, defer_loading: deferLoading } = request.query
     const scope = request.scope
     const search = checkedQuery(request.query.query, request.query.limit)
     const key = `${toolsets ?? ''}\n${disabled ?? ''}\n${scope.cacheKey}`
     const select = () => scope.select(selectionList(toolsets, 'toolsets'), commaList(disabled))
     // The default (no format, or chat without strict) stays one cache look-up; other variants derive from it.
-    const variant = format === undefined && strict === undefined ? undefined : variantOf(format, strict)
+    const variant = format === undefined && strict === undefined && deferLoading === undefined ? undefined : variantOf(format, strict, deferLoading)
     const all = variant === undefined || variant.key === 'chat'
       ? await app.gateway.definitions.buildFor(key, select)
       : await app.gateway.definitions.buildVariant(key, select, variant)
+    if (variant?.deferLoading === true) requireSearchTool(all.tools.map(formattedToolName))
     // A search ranks the tools this answer would hold (scope, selection, availability already applied).
     const payload = search === undefined
       ? all

@@ -7,16 +7,36 @@
 // `ctx.visible`, the predicate dispatch already applies to the caller's key (and to an /mcp
 // `?toolsets=` selection): no tool outside it is ever named, described or counted.
 //
-// Anthropic-format definitions can send the other tools with `defer_loading: true` and this one
-// without: the definitions formats (another part of issue 13) should key that on SEARCH_TOOL_NAME.
+// Anthropic-format definitions with defer_loading=true send the other tools deferred and this one
+// not; an Anthropic batch with `tool_references: true` answers its calls with tool_reference
+// blocks naming what it found, which is how Anthropic loads deferred tools.
 import type { AvailabilityChecker } from '../availability/checker.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
+import { BadRequestError } from '../errors.ts'
 import { toolError, toolResult } from '../registry/tool-result.ts'
 import type { ToolEntry } from '../registry/types.ts'
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, type ToolSearch } from './tool-search.ts'
 
 export const SEARCH_TOOL_NAME = 'search_tools'
 export const SEARCH_TOOLSET = 'discovery'
+
+/** Deferred tools are reachable only through a search: an answer deferring them without one is refused. */
+export function requireSearchTool (names: readonly string[]): void {
+  if (names.includes(SEARCH_TOOL_NAME)) return
+  throw new BadRequestError(`defer_loading=true needs ${SEARCH_TOOL_NAME} in the answer, or the model could load no tool: set SEARCH_TOOL=true and keep the ${SEARCH_TOOLSET} toolset in the selection`)
+}
+
+/** The names a search_tools result lists (its text as the handler wrote it); none if it is not one, e.g. cut short. */
+export function foundToolNames (content: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(content)
+    const tools = (parsed as { tools?: unknown } | null)?.tools
+    if (!Array.isArray(tools)) return []
+    return tools.map((tool) => (tool as { name?: unknown } | null)?.name).filter((name): name is string => typeof name === 'string')
+  } catch {
+    return []
+  }
+}
 
 /** Every tool, unscoped: the caller's scope is applied as a filter (see register below). */
 const WHOLE_REGISTRY = { key: '', allowed: undefined }

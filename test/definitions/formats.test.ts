@@ -214,7 +214,7 @@ test('each format has its own ETag and 304; a registry change moves every one of
 test('a variant is built once per default answer: repeated requests return the same cached payload', async () => {
   const definitions = built.app.gateway.definitions
   const select = () => built.app.gateway.registry.snapshot().tools.keys()
-  const variant = { format: 'gemini', strict: false, key: 'gemini' } as const
+  const variant = { format: 'gemini', strict: false, deferLoading: false, key: 'gemini' } as const
   const first = await definitions.buildVariant('formats-test', select, variant)
   const second = await definitions.buildVariant('formats-test', select, variant)
   assert.equal(second, first)

@@ -4,6 +4,7 @@
 import type { ToolEntry } from '../../registry/types.ts'
 import { BadRequestError } from '../../errors.ts'
 import { mcpToolOf } from '../../mcp-server/tool-listing.ts'
+import { SEARCH_TOOL_NAME } from '../../search/search-tool.ts'
 import type { OpenAIFunctionTool } from '../definitions.ts'
 import { geminiParameters } from './gemini.ts'
 import type { AnthropicTool, ChatTool, FormattedTool, GeminiDeclaration, ResponsesTool } from './shapes.ts'
@@ -17,6 +18,8 @@ const STRICT_FORMATS: readonly DefinitionsFormat[] = ['chat', 'responses']
 export interface Variant {
   readonly format: DefinitionsFormat
   readonly strict: boolean
+  /** Anthropic only: every tool but search_tools marked `defer_loading`, loaded when a search names it. */
+  readonly deferLoading: boolean
   /** Distinct per variant: the cache key and the ETag's salt. */
   readonly key: string
 }
@@ -26,10 +29,16 @@ const BOOLEANS: Record<string, boolean> = { true: true, false: false }
 // `openai` was the only value before formats existed; it stays an alias of chat.
 const ALIASES: Record<string, DefinitionsFormat> = { openai: 'chat' }
 
+function flag (name: string, text: string | undefined): boolean {
+  const value = text === undefined ? false : (Object.hasOwn(BOOLEANS, text) ? BOOLEANS[text] : undefined)
+  if (value === undefined) throw new BadRequestError(`${name} must be true or false (got ${JSON.stringify(text)})`)
+  return value
+}
+
 /** The variant a query asks for; a 400 naming the valid values when it names none. */
-export function variantOf (format: string | undefined, strictText: string | undefined): Variant {
-  const strict = strictText === undefined ? false : (Object.hasOwn(BOOLEANS, strictText) ? BOOLEANS[strictText] : undefined)
-  if (strict === undefined) throw new BadRequestError(`strict must be true or false (got ${JSON.stringify(strictText)})`)
+export function variantOf (format: string | undefined, strictText: string | undefined, deferText?: string): Variant {
+  const strict = flag('strict', strictText)
+  const deferLoading = flag('defer_loading', deferText)
   const name = format === undefined ? 'chat' : (Object.hasOwn(ALIASES, format) ? ALIASES[format] : format)
   if (!(FORMATS as readonly string[]).includes(name)) {
     throw new BadRequestError(`unknown format ${JSON.stringify(format)}: use one of ${FORMATS.join(', ')} (openai is an alias of chat)`)
@@ -38,7 +47,10 @@ export function variantOf (format: string | undefined, strictText: string | unde
   if (strict === true && !STRICT_FORMATS.includes(chosen)) {
     throw new BadRequestError(`strict=true applies to the formats ${STRICT_FORMATS.join(' and ')} only (OpenAI's strict mode), not to ${chosen}`)
   }
-  return { format: chosen, strict: strict === true, key: strict === true ? `${chosen}+strict` : chosen }
+  if (deferLoading && chosen !== 'anthropic') {
+    throw new BadRequestError(`defer_loading=true applies to format=anthropic only (Anthropic's tool search), not to ${chosen}`)
+  }
+  return { format: chosen, strict, deferLoading, key: strict ? `${chosen}+strict` : deferLoading ? `${chosen}+defer` : chosen }
 }
 
 /** One definition in the variant's format, or undefined when the tool cannot be expressed in it. */
@@ -56,7 +68,12 @@ export function formatTool (tool: OpenAIFunctionTool, variant: Variant, entry: T
     case 'responses':
       return { type: 'function', name, description, parameters: served, strict: variant.strict } satisfies ResponsesTool
     case 'anthropic':
-      return { name, description, input_schema: { ...parameters, type: 'object' } } satisfies AnthropicTool
+      return {
+        name,
+        description,
+        input_schema: { ...parameters, type: 'object' },
+        ...(variant.deferLoading && name !== SEARCH_TOOL_NAME ? { defer_loading: true } : {})
+      } satisfies AnthropicTool
     case 'gemini':
       return geminiDeclaration(name, description, parameters)
     case 'mcp':

@@ -25,6 +25,8 @@ export interface AnthropicTool {
   name: string
   description: string
   input_schema: JsonSchema & { type: 'object' }
+  /** With defer_loading=true: left out of the model's context until a tool_reference names it. */
+  defer_loading?: boolean
 }
 
 /** Google GenAI: a FunctionDeclaration; no `parameters` for a tool without any. */

@@ -3,6 +3,7 @@
 // blocks: the text, then one base64 `image` block per image. Anthropic takes no audio in a
 // tool_result: the text's note says where each sound is fetched.
 import { Type, type Static } from 'typebox'
+import { foundToolNames, SEARCH_TOOL_NAME } from '../../search/search-tool.ts'
 import { MEDIA_MIME_TYPES } from '../media.ts'
 import { callChecker, checkedCalls, imagesOf, ParallelFlags, isObject, type Dialect } from './dialect.ts'
 
@@ -18,7 +19,11 @@ const Blocks = Type.Array(Type.Union([AnthropicToolUse, OtherBlock]), { descript
 
 export const AnthropicBody = Type.Union([
   Blocks,
-  Type.Object({ content: Blocks, ...ParallelFlags }, { description: 'An assistant message (role, content).' })
+  Type.Object({
+    content: Blocks,
+    ...ParallelFlags,
+    tool_references: Type.Optional(Type.Boolean({ description: 'true: a search_tools result also names each tool it found as a tool_reference block, which loads the tools your request sent with defer_loading (GET /definitions?format=anthropic&defer_loading=true).' }))
+  }, { description: 'An assistant message (role, content).' })
 ], { description: 'Anthropic Messages: tool_use blocks, as an array or an assistant message.' })
 
 export const AnthropicAnswer = Type.Object({
@@ -39,8 +44,12 @@ export const AnthropicAnswer = Type.Object({
             media_type: Type.Enum([...MEDIA_MIME_TYPES.image], { description: 'The image type.' }),
             data: Type.String({ description: 'The image, base64.' })
           }, { description: 'The image data.' })
-        }, { description: 'An image the tool returned.' })
-      ]), { description: 'When the tool returned images: the text block, then one image block per image.' })
+        }, { description: 'An image the tool returned.' }),
+        Type.Object({
+          type: Type.Literal('tool_reference', { description: 'Always "tool_reference".' }),
+          tool_name: Type.String({ description: 'A tool search_tools found: Anthropic loads its deferred definition.' })
+        }, { description: 'With tool_references: true, one per tool a search_tools call found.' })
+      ]), { description: 'When the tool returned images: the text block, then one image block per image; a search_tools result with tool_references: true: the text block, then one tool_reference block per tool found.' })
     ], { description: 'The result for the model: a string, or blocks when the tool returned images.' }),
     is_error: Type.Boolean({ description: 'True when the call failed.' })
   }, { description: 'A tool_result block.' }), { description: 'One block per call, in input order: the content of the next user message.' })
@@ -57,13 +66,17 @@ export const anthropic: Dialect = {
   isCall,
   callsOf: (list, where) => checkedCalls(list, where, isCall, check, (block) => ({ id: block.id, name: block.name, args: block.input })),
   answerKey: 'content',
-  answer: (call, outcome) => {
+  answer: (call, outcome, options) => {
     const images = imagesOf(outcome)
-    const content = images.length === 0
+    // Only when the body asks: a tool_reference to a tool the request does not define is an error
+    // on Anthropic's side, and only the caller knows what its request defines.
+    const references = options.toolReferences && outcome.ok && call.name === SEARCH_TOOL_NAME ? foundToolNames(outcome.content) : []
+    const content = images.length === 0 && references.length === 0
       ? outcome.content
       : [
           { type: 'text', text: outcome.content },
-          ...images.map(({ mimeType, data }) => ({ type: 'image', source: { type: 'base64', media_type: mimeType, data } }))
+          ...images.map(({ mimeType, data }) => ({ type: 'image', source: { type: 'base64', media_type: mimeType, data } })),
+          ...references.map((name) => ({ type: 'tool_reference', tool_name: name }))
         ]
     return { type: 'tool_result', tool_use_id: call.id, content, is_error: !outcome.ok }
   }

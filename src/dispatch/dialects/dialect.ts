@@ -30,7 +30,13 @@ export interface Dialect {
   /** The key of the answer's list, beside `results`. */
   readonly answerKey: string
   /** One call's answer, in this dialect's own shape. */
-  answer: (call: BatchCall, outcome: DispatchOutcome) => unknown
+  answer: (call: BatchCall, outcome: DispatchOutcome, options: AnswerOptions) => unknown
+}
+
+/** What a body asks of its answers beside its calls. */
+export interface AnswerOptions {
+  /** Anthropic `tool_references: true`: a search_tools result names what it found as tool_reference blocks. */
+  readonly toolReferences: boolean
 }
 
 /** The images of an outcome, with their data (media go with successes only). */

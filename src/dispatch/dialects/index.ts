@@ -5,7 +5,7 @@ import type { DispatchOutcome } from '../outcome.ts'
 import { BadRequestError } from '../../errors.ts'
 import { anthropic, AnthropicAnswer, AnthropicBody } from './anthropic.ts'
 import { chat, ChatAnswer, ChatBody } from './chat.ts'
-import { isObject, type BatchCall, type Dialect } from './dialect.ts'
+import { isObject, type AnswerOptions, type BatchCall, type Dialect } from './dialect.ts'
 import { gemini, GeminiAnswer, GeminiBody } from './gemini.ts'
 import { responses, ResponsesAnswer, ResponsesBody } from './responses.ts'
 
@@ -21,6 +21,7 @@ export interface ParsedBatch {
   calls: BatchCall[]
   /** `parallel: false` (or a request's `parallel_tool_calls: false`): the calls run one after another. */
   sequential: boolean
+  options: AnswerOptions
 }
 
 /** The lists of a body where `dialect` may find calls, each with the name errors give it. */
@@ -47,6 +48,14 @@ function sequentialOf (body: unknown): boolean {
   return false
 }
 
+function toolReferencesOf (body: unknown, dialect: Dialect): boolean {
+  const value = isObject(body) ? body.tool_references : undefined
+  if (value === undefined) return false
+  if (typeof value !== 'boolean') throw new BadRequestError(`tool_references must be true or false (got ${JSON.stringify(value)?.slice(0, 40)})`)
+  if (value && dialect !== anthropic) throw new BadRequestError(`tool_references applies to Anthropic bodies only (Anthropic's tool search), not to ${dialect.name}`)
+  return value
+}
+
 /** Reads a batch body: its dialect, its calls (each checked), and whether they must run in order. */
 export function parseBatch (body: unknown): ParsedBatch {
   const found: Array<{ dialect: Dialect, lists: Array<[unknown[], string]> }> = []
@@ -62,13 +71,13 @@ export function parseBatch (body: unknown): ParsedBatch {
   const [{ dialect, lists }] = found
   const calls = lists.flatMap(([list, where]) => dialect.callsOf(list, where))
   if (calls.length === 0) throw new BadRequestError(`the ${dialect.name} body holds no tool call to run`)
-  return { dialect, calls, sequential: sequentialOf(body) }
+  return { dialect, calls, sequential: sequentialOf(body), options: { toolReferences: toolReferencesOf(body, dialect) } }
 }
 
 /** The answer to a batch: one answer per call in the dialect's own shape, and the envelopes. */
 export function answerBatch (batch: ParsedBatch, outcomes: readonly DispatchOutcome[]): Record<string, unknown> {
   return {
-    [batch.dialect.answerKey]: batch.calls.map((call, i) => batch.dialect.answer(call, outcomes[i])),
+    [batch.dialect.answerKey]: batch.calls.map((call, i) => batch.dialect.answer(call, outcomes[i], batch.options)),
     results: outcomes
   }
 }
