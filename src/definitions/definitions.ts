@@ -2,7 +2,6 @@
 // name, unavailable tools left out, dynamic overrides merged. The result of a pass is cached per
 // (generation, available tools, override values) and shared deep-frozen, with its JSON text and
 // ETag, so a repeated GET /definitions costs a cache look-up, and no caller can corrupt it.
-import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { AvailabilityChecker } from '../availability/checker.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
@@ -12,6 +11,7 @@ import type { Variant } from './formats/formats.ts'
 import type { FormattedTool } from './formats/shapes.ts'
 import { deepFreeze } from './freeze.ts'
 import { VariantPayloads } from './variants.ts'
+import { etagOf } from './etag.ts'
 
 export interface OpenAIFunctionTool {
   type: 'function'
@@ -119,7 +119,7 @@ export class DefinitionsBuilder {
     if (payload === undefined) {
       const tools = deepFreeze(structuredClone(available.map((entry, i) => this.#toOpenAI(entry, overrides[i]))))
       const json = JSON.stringify(tools)
-      const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`
+      const etag = etagOf(json)
       payload = Object.freeze({ generation: plan.generation, tools, json, bytes: Buffer.from(json, 'utf8'), etag })
       this.#remember(this.#cache, key, payload)
     }

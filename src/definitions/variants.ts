@@ -2,12 +2,12 @@
 // (Chat Completions) payload of the same selection, and cached against that payload object. The
 // default payload is itself cached and replaced when anything changes, so a derived answer lives
 // exactly as long as the answer it comes from, and the default path does no extra work at all.
-import { createHash } from 'node:crypto'
 import type { ToolEntry } from '../registry/types.ts'
 import type { DefinitionsPayload } from './definitions.ts'
 import { deepFreeze } from './freeze.ts'
 import { formatTool, type Variant } from './formats/formats.ts'
 import type { FormattedTool } from './formats/shapes.ts'
+import { etagOf } from './etag.ts'
 
 export class VariantPayloads {
   readonly #derived = new WeakMap<DefinitionsPayload, Map<string, DefinitionsPayload<FormattedTool>>>()
@@ -39,7 +39,7 @@ export class VariantPayloads {
     }
     const json = JSON.stringify(tools)
     // Salted with the variant: two formats never share an ETag, even when their JSON is the same (`[]`).
-    const etag = `"${createHash('sha256').update(variant.key).update('\n').update(json).digest('base64url').slice(0, 27)}"`
+    const etag = etagOf(json, variant.key)
     return Object.freeze({ generation: base.generation, tools: deepFreeze(tools), json, bytes: Buffer.from(json, 'utf8'), etag })
   }
 }

@@ -5,29 +5,24 @@
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ServerContext, type Tool } from '@modelcontextprotocol/server'
 import type { FastifyInstance } from 'fastify'
 import type { Caller } from '../access/caller.ts'
-import type { DefinitionsPayload } from '../definitions/definitions.ts'
+import { variantOf } from '../definitions/formats/formats.ts'
 import type { ToolProgress } from '../registry/types.ts'
 import { GATEWAY_IDENTITY } from '../version.ts'
 import { callResultOf } from './call-result.ts'
-import { mcpToolOf, pageOf, type ToolPage } from './tool-listing.ts'
+import { pageOf, type ToolPage } from './tool-listing.ts'
 
 /** Finds the caller behind the message a handler answers. */
 export type CallerOf = (ctx: ServerContext) => Caller
 
-// One MCP listing per definitions payload: payloads are shared and immutable, so is this.
-const listings = new WeakMap<DefinitionsPayload, Tool[]>()
+// The listing is GET /definitions?format=mcp for the same caller: one derivation, one cache.
+const MCP_FORMAT = variantOf('mcp', undefined)
 
 async function listTools (app: FastifyInstance, caller: Caller, cursor: string | undefined): Promise<ToolPage> {
   const { gateway } = app
   const { selection, scope } = caller
-  const payload = await gateway.definitions.buildFor(selection.cacheKey, () => scope.select(selection.toolsets, selection.disabled))
-  let tools = listings.get(payload)
-  if (tools === undefined) {
-    const entries = gateway.registry.snapshot().tools
-    tools = payload.tools.map((definition) => mcpToolOf(definition, entries.get(definition.function.name)))
-    listings.set(payload, tools)
-  }
-  return pageOf(tools, cursor, gateway.config.mcp.pageSize)
+  const payload = await gateway.definitions.buildVariant(selection.cacheKey, () => scope.select(selection.toolsets, selection.disabled), MCP_FORMAT)
+  // The mcp format holds MCP Tool objects only (formatTool's `mcp` case is mcpToolOf).
+  return pageOf(payload.tools as readonly Tool[], cursor, gateway.config.mcp.pageSize)
 }
 
 /** Sends the handler's reports as notifications/progress, only growing values, as MCP requires. */

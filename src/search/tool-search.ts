@@ -1,11 +1,11 @@
 // The gateway's tool search: one ToolIndex per registry snapshot and key scope, built on the first
 // search that needs it and dropped with its snapshot (a WeakMap), so a registry change rebuilds
 // lazily and a request never indexes. Serves GET /definitions?query= and the search_tools tool.
-import { createHash } from 'node:crypto'
 import { BadRequestError } from '../errors.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
 import type { RegistrySnapshot } from '../registry/types.ts'
 import { ToolIndex, type RankedTool } from './tool-index.ts'
+import { etagOf } from '../definitions/etag.ts'
 
 export const DEFAULT_SEARCH_LIMIT = 10
 export const MAX_SEARCH_LIMIT = 50
@@ -86,6 +86,6 @@ export function rankDefinitions<T> (search: ToolSearch, scope: SearchScope, tool
   const byName = new Map(tools.map((tool) => [nameOf(tool), tool]))
   const ranked = search.rank(scope, query, limit, (name) => byName.has(name)).map((hit) => byName.get(hit.name)!)
   const json = JSON.stringify(ranked)
-  const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`
+  const etag = etagOf(json)
   return { tools: ranked, bytes: Buffer.from(json, 'utf8'), etag }
 }
