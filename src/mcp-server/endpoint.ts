@@ -43,10 +43,6 @@ export class McpEndpoint {
     this.#toolsChanged = onToolsChanged(app.gateway.registry, () => { this.#sessions.toolsChanged() })
   }
 
-  get sessions (): SessionStore {
-    return this.#sessions
-  }
-
   async handle (request: FastifyRequest, reply: FastifyReply): Promise<Response> {
     const web = webRequestOf(request)
     this.#requests.set(web, request)

@@ -4,7 +4,7 @@
 import type { ToolRegistry } from '../registry/registry.ts'
 
 /** Registry changes arriving within this time make one tools/list_changed. */
-export const LIST_CHANGED_QUIET_MS = 100
+const LIST_CHANGED_QUIET_MS = 100
 
 /** Calls `notify` once per burst of registry changes until `stop()`. */
 export function onToolsChanged (registry: ToolRegistry, notify: () => void, quietMs = LIST_CHANGED_QUIET_MS): { stop: () => void } {

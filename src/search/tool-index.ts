@@ -31,7 +31,7 @@ export function splitWords (text: string): string[] {
 }
 
 /** Lower case, no stop word, plural folded onto singular (`files` finds `file`, `entities` finds `entity`). */
-export function normaliseTerm (word: string): string | null {
+function normaliseTerm (word: string): string | null {
   const term = word.toLowerCase()
   if (STOP_WORDS.has(term)) return null
   if (term.length > 4 && term.endsWith('ies')) return `${term.slice(0, -3)}y`
@@ -60,7 +60,7 @@ function parameterText (schema: Record<string, unknown>, depth = 0): string {
  * description comes next, its parameters last. Prefix matching lets `screenshot` find
  * `screenshots`; a small edit distance forgives a typo in a longer word only.
  */
-export const SEARCH_OPTIONS = {
+const SEARCH_OPTIONS = {
   boost: { name: 2, description: 1, parameters: 0.5 },
   prefix: (term: string) => term.length >= 4,
   fuzzy: (term: string) => (term.length >= 6 ? 1 : false),

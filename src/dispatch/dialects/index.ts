@@ -11,7 +11,7 @@ import { responses, ResponsesAnswer, ResponsesBody } from './responses.ts'
 
 export type { BatchCall } from './dialect.ts'
 
-export const DIALECTS: readonly Dialect[] = [chat, responses, anthropic, gemini]
+const DIALECTS: readonly Dialect[] = [chat, responses, anthropic, gemini]
 
 const ACCEPTED = DIALECTS.map((dialect) => dialect.shape).join('; ')
 const PARALLEL_FLAGS = ['parallel', 'parallel_tool_calls'] as const
