@@ -41,7 +41,14 @@ interface Plan {
   entries: ToolEntry[]
   /** Entries whose availability or schema can change without a registry change. */
   volatile: ToolEntry[]
-  last?: { key: string, payload: DefinitionsPayload }
+  last?: LastAnswer
+}
+
+interface LastAnswer {
+  key: string
+  payload: DefinitionsPayload
+  /** Per volatile entry, whether it was available in this answer. */
+  available: boolean[]
 }
 
 export class DefinitionsBuilder {
@@ -69,8 +76,9 @@ export class DefinitionsBuilder {
 
   /**
    * The same, for a selection the caller names with `selectionKey` (e.g. the query string): the
-   * selection is resolved once per generation, and while none of its tools has an availability
-   * check or a dynamic override, a repeated request costs one map look-up.
+   * selection is resolved once per generation, and while none of its tools has a dynamic override
+   * and every availability verdict is still cached as it was, a repeated request costs a map look-up
+   * and one cache read per checked tool (the built-ins have checks: this is the common path).
    */
   async buildFor (selectionKey: string, select: () => Iterable<string>): Promise<DefinitionsPayload> {
     const generation = this.#options.registry.generation
@@ -79,8 +87,18 @@ export class DefinitionsBuilder {
       plan = this.#plan(select())
       this.#remember(this.#plans, selectionKey, plan)
     }
-    if (plan.volatile.length === 0 && plan.last !== undefined) return plan.last.payload
+    if (plan.last !== undefined && this.#unchanged(plan.volatile, plan.last)) return plan.last.payload
     return this.#answer(plan)
+  }
+
+  /** True while no volatile tool can have changed the last answer: no override to re-read, each verdict still fresh and the same. */
+  #unchanged (volatile: ToolEntry[], last: LastAnswer): boolean {
+    for (let i = 0; i < volatile.length; i++) {
+      if (volatile[i].dynamicSchemaOverrides !== undefined) return false
+      const verdict = this.#options.availability.known(volatile[i])
+      if (verdict === undefined || verdict.available !== last.available[i]) return false
+    }
+    return true
   }
 
   /**
@@ -114,7 +132,11 @@ export class DefinitionsBuilder {
     const available = plan.entries.filter((e) => verdicts.get(e.name)?.available ?? true)
     const overrides = available.map((entry) => this.#override(entry))
     const key = `${plan.generation}\n${available.map((e) => e.name).join(',')}\n${JSON.stringify(overrides)}`
-    if (plan.last?.key === key) return plan.last.payload
+    const availableVolatile = plan.volatile.map((e) => verdicts.get(e.name)?.available ?? true)
+    if (plan.last?.key === key) {
+      plan.last.available = availableVolatile
+      return plan.last.payload
+    }
     let payload = this.#cache.get(key)
     if (payload === undefined) {
       const tools = deepFreeze(structuredClone(available.map((entry, i) => this.#toOpenAI(entry, overrides[i]))))
@@ -123,7 +145,7 @@ export class DefinitionsBuilder {
       payload = Object.freeze({ generation: plan.generation, tools, json, bytes: Buffer.from(json, 'utf8'), etag })
       this.#remember(this.#cache, key, payload)
     }
-    plan.last = { key, payload }
+    plan.last = { key, payload, available: availableVolatile }
     return payload
   }
 

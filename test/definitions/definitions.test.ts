@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { AvailabilityChecker } from '../../src/availability/checker.ts'
 import { DefinitionsBuilder } from '../../src/definitions/definitions.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
+import type { ToolEntry } from '../../src/registry/types.ts'
 import { captureLogger } from '../helpers/logger.ts'
 import { fixtureTool } from '../helpers/tools.ts'
 
@@ -87,6 +88,36 @@ test('availability changes show up without a registry change', async () => {
   up = false
   now = 2000
   assert.equal((await builder.build(['flaky'])).tools.length, 0)
+})
+
+test('a selection with checked tools answers its cached payload while the verdicts hold, and follows them once they change', async () => {
+  let now = 0
+  const registry = new ToolRegistry()
+  const availability = new AvailabilityChecker({ now: () => now, ttlMs: 1000, graceMs: 0 })
+  const builder = new DefinitionsBuilder({ registry, availability, logger: captureLogger().logger })
+  let up = true
+  let probes = 0
+  registry.register(fixtureTool('steady'))
+  registry.register(fixtureTool('flaky', { checkFn: () => { probes++; return up } }))
+  const select = () => ['steady', 'flaky']
+  const first = await builder.buildFor('all', select)
+  assert.deepEqual(first.tools.map((t) => t.function.name), ['flaky', 'steady'])
+  up = false
+  now = 500
+  assert.equal(await builder.buildFor('all', select), first, 'a fresh verdict: the same payload, no probe')
+  assert.equal(probes, 1)
+  now = 1500
+  // Another reader (GET /tools, a dispatch) re-runs the probe first: the new verdict is fresh in the cache.
+  await availability.tool(registry.getEntry('flaky') as ToolEntry)
+  const down = await builder.buildFor('all', select)
+  assert.deepEqual(down.tools.map((t) => t.function.name), ['steady'])
+  assert.equal(probes, 2)
+  up = true
+  now = 1700
+  assert.equal(await builder.buildFor('all', select), down, 'an unavailable verdict is cached as well')
+  now = 3000
+  assert.deepEqual((await builder.buildFor('all', select)).tools.map((t) => t.function.name), ['flaky', 'steady'])
+  assert.equal(probes, 3)
 })
 
 test('callers cannot corrupt the cached definitions', async () => {
