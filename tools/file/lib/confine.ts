@@ -63,6 +63,8 @@ export async function checkOpenedInside (handle: FileHandle, path: string, root:
 /** A folder held open inside the workspace; `at(name)` names an entry of that very folder. */
 export interface HeldFolder {
   at: (name: string) => string
+  /** Where the folder is: as the kernel says (Linux), else the path it was opened by. */
+  real: string
   /** The folder itself, for readdir. */
   self: string
   sync: () => Promise<void>
@@ -80,6 +82,7 @@ export async function holdFolder (path: string, root: string, input: string): Pr
   const base = procWorks ? procPathOf(handle.fd) : path
   return {
     at: (name) => join(base, name),
+    real: openedAt(handle.fd) ?? path,
     self: base,
     // Some file systems refuse fsync on a folder; durability of a rename is best effort there.
     sync: async () => { await handle.sync().catch(() => {}) },
