@@ -62,8 +62,9 @@ export async function replaceInFolder (folder: HeldFolder, name: string, data: s
   try {
     // 'wx' = O_CREAT | O_EXCL: fails rather than follow anything already at the temp name.
     handle = await open(temp, 'wx', 0o666)
-    await checkOpenedInside(handle, temp, root, label)
-    if (previous !== undefined) await handle.chmod(previous.mode & 0o7777)
+    const created = await checkOpenedInside(handle, temp, root, label)
+    // The old file's permission bits, when the umask gave the new one others.
+    if (previous !== undefined && (created.mode & 0o7777) !== (previous.mode & 0o7777)) await handle.chmod(previous.mode & 0o7777)
     await handle.writeFile(data)
     await handle.sync()
     await handle.close()

@@ -41,11 +41,16 @@ export function swappedAway (input: string): FileToolError {
 
 /** The stats of an open `handle`, after checking it is inside `root`; `path` is how it was opened. */
 export async function checkOpenedInside (handle: FileHandle, path: string, root: string, input: string): Promise<Stats> {
+  return (await checkedWhere(handle, path, root, input)).opened
+}
+
+/** As checkOpenedInside, also saying where the object is (the kernel's word, else `path`). */
+async function checkedWhere (handle: FileHandle, path: string, root: string, input: string): Promise<{ opened: Stats, where: string }> {
   const opened = fstatSync(handle.fd)
   const where = openedAt(handle.fd)
   if (where !== undefined) {
     if (!isInside(where, root)) throw swappedAway(input)
-    return opened
+    return { opened, where }
   }
   let now: Stats
   try {
@@ -57,7 +62,7 @@ export async function checkOpenedInside (handle: FileHandle, path: string, root:
     throw swappedAway(input)
   }
   if (now.dev !== opened.dev || now.ino !== opened.ino) throw swappedAway(input)
-  return opened
+  return { opened, where: path }
 }
 
 /** A folder held open inside the workspace; `at(name)` names an entry of that very folder. */
@@ -73,8 +78,9 @@ export interface HeldFolder {
 
 export async function holdFolder (path: string, root: string, input: string): Promise<HeldFolder> {
   const handle = await open(path, FOLDER_FLAGS)
+  let where: string
   try {
-    await checkOpenedInside(handle, path, root, input)
+    ({ where } = await checkedWhere(handle, path, root, input))
   } catch (error) {
     await handle.close()
     throw error
@@ -82,7 +88,7 @@ export async function holdFolder (path: string, root: string, input: string): Pr
   const base = procWorks ? procPathOf(handle.fd) : path
   return {
     at: (name) => join(base, name),
-    real: openedAt(handle.fd) ?? path,
+    real: where,
     self: base,
     // Some file systems refuse fsync on a folder; durability of a rename is best effort there.
     sync: async () => { await handle.sync().catch(() => {}) },
