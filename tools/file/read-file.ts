@@ -4,10 +4,9 @@ import { registry, toolResult } from '../../src/registry/index.ts'
 import { configOf } from '../../src/config/of.ts'
 import { binaryReason } from './lib/binary.ts'
 import { failure, FileToolError, showPath } from './lib/errors.ts'
-import { notText, openForRead, readSample } from './lib/file-io.ts'
+import { notText, openWorkspaceFile } from './lib/file-io.ts'
 import { FILE_LIMITS } from './lib/limits.ts'
 import { readLinePage } from './lib/line-page.ts'
-import { openAndResolve, requireFile } from './lib/paths.ts'
 
 registry.register({
   name: 'read_file',
@@ -42,21 +41,23 @@ registry.register({
   handler: async (args, ctx) => {
     const path = args.path as string
     try {
-      const { resolved } = await openAndResolve(configOf(ctx).workspaceRoot, path)
-      requireFile(resolved, 'Use search_files with target "files" to list what it contains.')
       const offset = (args.offset as number | undefined) ?? 1
       const limit = (args.limit as number | undefined) ?? FILE_LIMITS.readDefaultLines
-      const handle = await openForRead(resolved)
+      const file = await openWorkspaceFile(configOf(ctx).workspaceRoot, path, 'Use search_files with target "files" to list what it contains.')
       try {
-        const { size } = await handle.stat()
-        const reason = binaryReason(await readSample(handle))
-        if (reason !== undefined) throw notText(resolved, reason)
-        const page = await readLinePage(handle, {
+        const { size } = file.stats
+        const page = await readLinePage(file.handle, {
           offset,
           limit,
           budget: FILE_LIMITS.readCharBudget,
           countAll: size <= FILE_LIMITS.readCountLinesUpToBytes,
-          signal: ctx.signal
+          signal: ctx.signal,
+          size,
+          // The binary sniff looks at the start of the first read: no read of its own.
+          inspectStart: (start) => {
+            const reason = binaryReason(start.subarray(0, FILE_LIMITS.sniffBytes))
+            if (reason !== undefined) throw notText(file, reason)
+          }
         })
         if (page.linesReturned === 0 && offset > 1 && page.totalLines !== undefined) {
           throw new FileToolError(`offset ${offset} is past the end of ${showPath(path)}, which has ${page.totalLines} lines`, {
@@ -64,7 +65,7 @@ registry.register({
           })
         }
         return toolResult({
-          path: resolved.relative,
+          path: file.relative,
           content: page.content,
           offset,
           lines_returned: page.linesReturned,
@@ -75,7 +76,7 @@ registry.register({
           ...(page.cutLines.length > 0 ? { cut_lines: page.cutLines } : {})
         })
       } finally {
-        await handle.close()
+        await file.handle.close()
       }
     } catch (error) {
       return failure(error, path)

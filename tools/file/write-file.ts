@@ -1,11 +1,26 @@
 // write_file: creates or replaces a whole workspace file atomically (temp file + rename), creating
-// missing folders, and never writing through a link that leads outside the workspace.
+// missing folders, and never writing through a link that leads outside the workspace. A file in
+// an existing folder takes the quick way (atomic-write.ts, holdTargetBeneath); anything else the
+// careful way, which walks the path, follows a link inside, creates folders and says why it refuses.
 import { registry, toolResult } from '../../src/registry/index.ts'
 import { configOf } from '../../src/config/of.ts'
-import { ensureParentFolders, writeFileAtomic } from './lib/atomic-write.ts'
+import { ensureParentFolders, holdTargetBeneath, replaceInFolder, writeFileAtomic } from './lib/atomic-write.ts'
 import { failure, FileToolError, showPath } from './lib/errors.ts'
 import { FILE_LIMITS } from './lib/limits.ts'
-import { openAndResolve } from './lib/paths.ts'
+import { canOpenBeneath } from './lib/open-beneath.ts'
+import { checkPathText, lexicalInWorkspace, openAndResolve } from './lib/paths.ts'
+import { workspaceOf, type Workspace } from './lib/workspace.ts'
+
+/** Runs `write` with `delta` bytes counted against the quota first, given back when it fails. */
+async function writeCounted (workspace: Workspace, maxBytes: number, delta: number, path: string, write: () => Promise<void>): Promise<void> {
+  const undo = await (await workspace.usage).reserve(delta, maxBytes, path)
+  try {
+    await write()
+  } catch (error) {
+    undo()
+    throw error
+  }
+}
 
 registry.register({
   name: 'write_file',
@@ -43,21 +58,31 @@ registry.register({
         throw new FileToolError(`content is ${bytes} bytes, more than the ${FILE_LIMITS.maxWriteBytes}-byte limit of write_file; nothing was written`, { path })
       }
       const { workspaceRoot, workspaceMaxBytes } = configOf(ctx)
+      checkPathText(path)
+      const kept = await workspaceOf(workspaceRoot)
+      const lexical = lexicalInWorkspace(kept, path)
+      const held = canOpenBeneath(kept.real) ? await holdTargetBeneath(kept.real, lexical) : undefined
+      if (held !== undefined) {
+        try {
+          await writeCounted(kept, workspaceMaxBytes, bytes - (held.previous?.size ?? 0), path, async () => {
+            if (ctx.signal.aborted) throw ctx.signal.reason
+            await replaceInFolder(held.folder, held.name, content, held.previous, kept.real, path)
+          })
+        } finally {
+          await held.folder.close()
+        }
+        return toolResult({ path: held.relative, bytes_written: bytes, created: held.previous === undefined })
+      }
       const { workspace, resolved } = await openAndResolve(workspaceRoot, path)
       if (resolved.stats?.isDirectory() === true) {
         throw new FileToolError(`${showPath(path)} is a folder; give the path of a file inside it`, { path })
       }
-      // Counted before anything is written; given back if the write fails.
-      const undo = await (await workspace.usage).reserve(bytes - (resolved.stats?.size ?? 0), workspaceMaxBytes, path)
-      let createdFolders: string[]
-      try {
+      let createdFolders: string[] = []
+      await writeCounted(workspace, workspaceMaxBytes, bytes - (resolved.stats?.size ?? 0), path, async () => {
         createdFolders = await ensureParentFolders(workspace, resolved)
         if (ctx.signal.aborted) throw ctx.signal.reason
         await writeFileAtomic(resolved.real, content, resolved.stats, workspace.real)
-      } catch (error) {
-        undo()
-        throw error
-      }
+      })
       return toolResult({
         path: resolved.relative,
         bytes_written: bytes,

@@ -7,9 +7,9 @@
 import type { Stats } from 'node:fs'
 import { lstat, mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
-import { checkOpenedInside, holdFolder } from './confine.ts'
+import { checkOpenedInside, holdFolder, type HeldFolder } from './confine.ts'
 import { FileToolError, showPath } from './errors.ts'
-import type { ResolvedPath } from './paths.ts'
+import { workspaceRelative, type ResolvedPath } from './paths.ts'
 import { tempNameFor } from './temp-names.ts'
 import type { Workspace } from './workspace.ts'
 
@@ -48,24 +48,75 @@ export async function ensureParentFolders (workspace: Workspace, resolved: Resol
  */
 export async function writeFileAtomic (target: string, data: string | Uint8Array, previous?: Stats, root = dirname(target)): Promise<void> {
   const folder = await holdFolder(dirname(target), root, target)
-  const temp = folder.at(tempNameFor(basename(target)))
+  try {
+    await replaceInFolder(folder, basename(target), data, previous, root, target)
+  } finally {
+    await folder.close()
+  }
+}
+
+/** The atomic replacement of `name` in a held folder; `label` names the file in a refusal. */
+export async function replaceInFolder (folder: HeldFolder, name: string, data: string | Uint8Array, previous: Stats | undefined, root: string, label: string): Promise<void> {
+  const temp = folder.at(tempNameFor(name))
   let handle: FileHandle | undefined
   try {
     // 'wx' = O_CREAT | O_EXCL: fails rather than follow anything already at the temp name.
     handle = await open(temp, 'wx', 0o666)
-    await checkOpenedInside(handle, temp, root, target)
-    if (previous !== undefined) await handle.chmod(previous.mode & 0o7777)
+    const created = await checkOpenedInside(handle, temp, root, label)
+    // The old file's permission bits, when the umask gave the new one others.
+    if (previous !== undefined && (created.mode & 0o7777) !== (previous.mode & 0o7777)) await handle.chmod(previous.mode & 0o7777)
     await handle.writeFile(data)
     await handle.sync()
     await handle.close()
     handle = undefined
-    await rename(temp, folder.at(basename(target)))
+    await rename(temp, folder.at(name))
     await folder.sync()
   } catch (error) {
     await handle?.close().catch(() => {})
     await unlink(temp).catch(() => {})
     throw error
-  } finally {
-    await folder.close()
   }
+}
+
+/** A write's way in: its folder held (inside the workspace), the name in it, and what is there now. */
+export interface HeldTarget {
+  folder: HeldFolder
+  name: string
+  /** Workspace-relative path of the file, its folder's links resolved. */
+  relative: string
+  /** The file there now: a plain file with one name, or undefined when there is none. */
+  previous: Stats | undefined
+}
+
+/**
+ * The quick way of a write, for the common case: the folder exists inside the workspace and the
+ * name is free or a plain file with one name. The folder is opened (O_DIRECTORY: nothing else is
+ * opened, no driver called) and checked through the kernel (confine.ts); the temp file is then
+ * created and renamed through that held folder, so nothing swapped in later can move the write
+ * outside. Anything else (a missing folder, a link, a folder or FIFO at the name, several names,
+ * an error) answers undefined and the caller goes the careful way, which refuses with the reason,
+ * follows a link inside, or creates the folders.
+ */
+export async function holdTargetBeneath (root: string, lexical: string): Promise<HeldTarget | undefined> {
+  if (lexical === root) return undefined
+  let folder: HeldFolder
+  try {
+    folder = await holdFolder(dirname(lexical), root, lexical)
+  } catch {
+    return undefined
+  }
+  const name = basename(lexical)
+  let previous: Stats | undefined
+  let usable: boolean
+  try {
+    previous = await lstat(folder.at(name))
+    usable = previous.isFile() && previous.nlink === 1
+  } catch (error) {
+    usable = (error as NodeJS.ErrnoException).code === 'ENOENT'
+  }
+  if (!usable) {
+    await folder.close()
+    return undefined
+  }
+  return { folder, name, relative: workspaceRelative(root, join(folder.real, name)), previous }
 }

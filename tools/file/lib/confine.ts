@@ -4,29 +4,32 @@
 // resolved from that held folder, as openat() and mkdirat() would: creating and renaming through it
 // cannot land anywhere else. Elsewhere, the opened object's identity (device and inode) is compared
 // with what the path resolves to now, which closes the window except for a swap back and forth.
+//
+// The readlink of /proc/self/fd/N and the fstat of a descriptor just opened are made synchronously:
+// both answer from the kernel's memory (the descriptor's dentry and inode, which the open has just
+// looked up and, on network file systems, revalidated), so they cost a system call and never a
+// wait on storage, while a trip through libuv's thread pool costs two thread switches and a turn of
+// the event loop. Opens, reads and writes, which may wait on storage, stay asynchronous.
 import type { Stats } from 'node:fs'
-import { constants } from 'node:fs'
-import { open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises'
+import { constants, existsSync, fstatSync, readlinkSync } from 'node:fs'
+import { open, realpath, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { FileToolError, showPath } from './errors.ts'
 import { isInside } from './paths.ts'
 
 const FOLDER_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY
 
-let procWorks: boolean | undefined
+/** Whether the kernel names open descriptors in /proc/self/fd (Linux): looked up once, at load. */
+export const procWorks = process.platform === 'linux' && existsSync('/proc/self/fd')
 
-/** Where the kernel says `handle` is open, or undefined where /proc/self/fd does not exist. */
-async function openedAt (handle: FileHandle): Promise<string | undefined> {
-  if (procWorks === false) return undefined
-  try {
-    const where = await readlink(`/proc/self/fd/${handle.fd}`)
-    procWorks = true
-    return where
-  } catch (error) {
-    if (procWorks === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') procWorks = false
-    if (procWorks === false) return undefined
-    throw error
-  }
+/** The path through which the kernel reaches the object open as `fd` (a "magic link"). */
+export function procPathOf (fd: number): string {
+  return `/proc/self/fd/${fd}`
+}
+
+/** Where the kernel says descriptor `fd` is open, or undefined where /proc/self/fd does not exist. */
+export function openedAt (fd: number): string | undefined {
+  return procWorks ? readlinkSync(procPathOf(fd)) : undefined
 }
 
 export function swappedAway (input: string): FileToolError {
@@ -38,11 +41,16 @@ export function swappedAway (input: string): FileToolError {
 
 /** The stats of an open `handle`, after checking it is inside `root`; `path` is how it was opened. */
 export async function checkOpenedInside (handle: FileHandle, path: string, root: string, input: string): Promise<Stats> {
-  const opened = await handle.stat()
-  const where = await openedAt(handle)
+  return (await checkedWhere(handle, path, root, input)).opened
+}
+
+/** As checkOpenedInside, also saying where the object is (the kernel's word, else `path`). */
+async function checkedWhere (handle: FileHandle, path: string, root: string, input: string): Promise<{ opened: Stats, where: string }> {
+  const opened = fstatSync(handle.fd)
+  const where = openedAt(handle.fd)
   if (where !== undefined) {
     if (!isInside(where, root)) throw swappedAway(input)
-    return opened
+    return { opened, where }
   }
   let now: Stats
   try {
@@ -54,12 +62,14 @@ export async function checkOpenedInside (handle: FileHandle, path: string, root:
     throw swappedAway(input)
   }
   if (now.dev !== opened.dev || now.ino !== opened.ino) throw swappedAway(input)
-  return opened
+  return { opened, where: path }
 }
 
 /** A folder held open inside the workspace; `at(name)` names an entry of that very folder. */
 export interface HeldFolder {
   at: (name: string) => string
+  /** Where the folder is: as the kernel says (Linux), else the path it was opened by. */
+  real: string
   /** The folder itself, for readdir. */
   self: string
   sync: () => Promise<void>
@@ -68,15 +78,17 @@ export interface HeldFolder {
 
 export async function holdFolder (path: string, root: string, input: string): Promise<HeldFolder> {
   const handle = await open(path, FOLDER_FLAGS)
+  let where: string
   try {
-    await checkOpenedInside(handle, path, root, input)
+    ({ where } = await checkedWhere(handle, path, root, input))
   } catch (error) {
     await handle.close()
     throw error
   }
-  const base = procWorks === true ? `/proc/self/fd/${handle.fd}` : path
+  const base = procWorks ? procPathOf(handle.fd) : path
   return {
     at: (name) => join(base, name),
+    real: where,
     self: base,
     // Some file systems refuse fsync on a folder; durability of a rename is best effort there.
     sync: async () => { await handle.sync().catch(() => {}) },

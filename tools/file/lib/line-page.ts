@@ -14,7 +14,12 @@ export interface PageRequest {
   /** Keep counting lines after the page, to report the total. */
   countAll: boolean
   signal?: AbortSignal
+  /** Bytes per read (default 64 KiB; a file known smaller is read in one). */
   chunkBytes?: number
+  /** The file's size from its fstat, when known: a small file takes one read, and no read for the end. */
+  size?: number
+  /** Sees the first bytes read (the start of the file) before they are scanned; may throw. */
+  inspectStart?: (start: Buffer) => void
 }
 
 export interface Page {
@@ -166,19 +171,30 @@ class PageScan {
   }
 }
 
-export async function readLinePage (handle: FileHandle, request: PageRequest): Promise<Page> {
-  const { signal } = request
+const DEFAULT_CHUNK_BYTES = 64 * 1024
+
+/** One read fits a file known smaller than a chunk (with a byte more, to see that it did not grow). */
+function chunkSize (request: PageRequest): number {
+  const chunk = request.chunkBytes ?? DEFAULT_CHUNK_BYTES
+  return request.size === undefined ? chunk : Math.max(1, Math.min(chunk, request.size + 1))
+}
+
+export async function readLinePage (handle: Pick<FileHandle, 'read'>, request: PageRequest): Promise<Page> {
+  const { signal, size, inspectStart } = request
   const scan = new PageScan(request)
-  const chunk = Buffer.alloc(request.chunkBytes ?? 64 * 1024)
+  const chunk = Buffer.allocUnsafe(chunkSize(request))
   let position = 0
   let lastByte = NEWLINE
   while (scan.wantsMore) {
     if (signal?.aborted) throw signal.reason
     const { bytesRead } = await handle.read(chunk, 0, chunk.length, position)
     if (bytesRead === 0) break
+    if (position === 0) inspectStart?.(chunk.subarray(0, bytesRead))
     position += bytesRead
     lastByte = chunk[bytesRead - 1]
     scan.scan(chunk.subarray(0, bytesRead))
+    // A short read at or past the size fstat gave is the end: no read only to be told so.
+    if (size !== undefined && bytesRead < chunk.length && position >= size) break
   }
   // A last line without newline is a line too.
   return scan.finish(position > 0 && lastByte !== NEWLINE)

@@ -8,7 +8,7 @@ import { isAbsolute, join, parse, relative, resolve, sep } from 'node:path'
 import { FileToolError, showPath } from './errors.ts'
 import { FILE_LIMITS } from './limits.ts'
 import { isTempName } from './temp-names.ts'
-import { openWorkspace, type Workspace } from './workspace.ts'
+import { refreshWorkspace, workspaceOf, type Workspace } from './workspace.ts'
 
 export interface ResolvedPath {
   /** The path as the model gave it. */
@@ -114,23 +114,35 @@ async function walkPhysical (input: string, root: string, relativeParts: string[
 }
 
 /**
+ * `input` resolved against the real root as text (`.` and `..` folded, no disk access), refused
+ * when it leaves the root: the path every later step opens or walks.
+ */
+export function lexicalInWorkspace (workspace: Workspace, input: string): string {
+  const lexical = resolve(workspace.real, input)
+  if (isInside(lexical, workspace.real)) return lexical
+  // An absolute path may spell the root as configured when the real root differs (a symlinked /tmp).
+  const viaConfigured = resolve(workspace.configured, input)
+  if (isAbsolute(input) && isInside(viaConfigured, workspace.configured)) {
+    return join(workspace.real, relative(workspace.configured, viaConfigured))
+  }
+  throw refuse(input, isAbsolute(input)
+    ? `it is an absolute path outside the workspace (${workspace.configured})`
+    : 'it climbs out of the workspace with ..')
+}
+
+/** `real` (inside the root) relative to the root, '/'-separated, '.' for the root itself. */
+export function workspaceRelative (root: string, real: string): string {
+  const rel = relative(root, real).split(sep).join('/')
+  return rel === '' ? '.' : rel
+}
+
+/**
  * Resolves `input` (relative to the root, or absolute inside it) to a checked physical path.
  * Throws FileToolError naming the path and the reason for every refusal.
  */
 export async function resolveInWorkspace (workspace: Workspace, input: string): Promise<ResolvedPath> {
   checkPathText(input)
-  let lexical = resolve(workspace.real, input)
-  if (!isInside(lexical, workspace.real)) {
-    // An absolute path may spell the root as configured when the real root differs (a symlinked /tmp).
-    const viaConfigured = resolve(workspace.configured, input)
-    if (isAbsolute(input) && isInside(viaConfigured, workspace.configured)) {
-      lexical = join(workspace.real, relative(workspace.configured, viaConfigured))
-    } else {
-      throw refuse(input, isAbsolute(input)
-        ? `it is an absolute path outside the workspace (${workspace.configured})`
-        : 'it climbs out of the workspace with ..')
-    }
-  }
+  const lexical = lexicalInWorkspace(workspace, input)
   const parts = relative(workspace.real, lexical).split(sep)
   const physical = await walkPhysical(input, workspace.real, parts)
   if (!isInside(physical.real, workspace.real)) throw refuse(input, 'it leads outside the workspace through a symbolic link')
@@ -139,8 +151,7 @@ export async function resolveInWorkspace (workspace: Workspace, input: string): 
     if (kind !== undefined) throw refuse(input, `it is ${kind}; only regular files and folders can be used`)
     if (physical.stats.isFile() && physical.stats.nlink > 1) throw hardLinked(input, physical.stats.nlink)
   }
-  const rel = relative(workspace.real, physical.real).split(sep).join('/')
-  return { input, real: physical.real, relative: rel === '' ? '.' : rel, stats: physical.stats, root: workspace.real }
+  return { input, real: physical.real, relative: workspaceRelative(workspace.real, physical.real), stats: physical.stats, root: workspace.real }
 }
 
 /** Refuses a resolved path that is not an existing regular file, with a hint for folders. */
@@ -150,9 +161,19 @@ export function requireFile (resolved: ResolvedPath, folderHint: string): Stats 
   return resolved.stats
 }
 
-/** Checks the text of `input`, then opens the workspace (creating it) and resolves `input` in it. */
+/**
+ * Checks the text of `input`, then resolves it in the workspace (as kept, see workspace.ts). A
+ * file-system failure may come from a root deleted or moved since: the root is resolved again
+ * (created when missing) and the path once more, so the failure reported is about the path.
+ */
 export async function openAndResolve (workspaceRoot: string, input: string): Promise<{ workspace: Workspace, resolved: ResolvedPath }> {
   checkPathText(input)
-  const workspace = await openWorkspace(workspaceRoot)
+  const kept = await workspaceOf(workspaceRoot)
+  try {
+    return { workspace: kept, resolved: await resolveInWorkspace(kept, input) }
+  } catch (error) {
+    if (error instanceof FileToolError) throw error
+  }
+  const workspace = await refreshWorkspace(workspaceRoot)
   return { workspace, resolved: await resolveInWorkspace(workspace, input) }
 }

@@ -5,6 +5,7 @@ import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { binaryReason } from './binary.ts'
 import { checkOpenedInside } from './confine.ts'
+import { readWhole } from './file-io.ts'
 import { globSpec, withGlobHits } from './glob-batches.ts'
 import { FILE_LIMITS } from './limits.ts'
 import { RegexMatcher, type FileMatches } from './regex-worker.ts'
@@ -49,6 +50,8 @@ export interface SearchOutcome {
 
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW
 const KILL_GRACE_MS = 250
+/** Files whose reading may run ahead of the matching: each holds a descriptor and up to searchMaxFileBytes meanwhile. */
+const READ_AHEAD = 4
 
 /** A walked path relative to the search start, which is what globs are matched against. */
 function relativeTo (start: SearchRequest['start'], path: string): string {
@@ -56,28 +59,47 @@ function relativeTo (start: SearchRequest['start'], path: string): string {
   return start.relative === '.' ? path : path.slice(start.relative.length + 1)
 }
 
-async function readCandidate (file: WalkedFile, root: string, skipped: Record<string, number>): Promise<string | undefined> {
-  const bump = (why: string): undefined => { skipped[why] = (skipped[why] ?? 0) + 1 }
+/** A file's text, or why it is skipped; counted only when the search reaches it in order. */
+type Candidate = { text: string } | { skipped: string }
+
+async function readCandidate (file: WalkedFile, root: string): Promise<Candidate> {
   let handle
   try {
     handle = await open(file.real, READ_FLAGS)
   } catch {
-    return bump('unreadable')
+    return { skipped: 'unreadable' }
   }
   try {
     // Opened where the walk found it, inside the workspace: a folder swapped for a link is not followed.
     const stats = await checkOpenedInside(handle, file.real, root, file.relative)
-    if (!stats.isFile()) return bump('not_regular')
-    if (stats.nlink > 1) return bump('hard_linked')
-    if (stats.size > FILE_LIMITS.searchMaxFileBytes) return bump('too_large')
-    const buffer = await handle.readFile()
-    if (binaryReason(buffer.subarray(0, FILE_LIMITS.sniffBytes)) !== undefined) return bump('binary')
-    return buffer.toString('utf8')
+    if (!stats.isFile()) return { skipped: 'not_regular' }
+    if (stats.nlink > 1) return { skipped: 'hard_linked' }
+    if (stats.size > FILE_LIMITS.searchMaxFileBytes) return { skipped: 'too_large' }
+    // The size is the fstat's of the check: one read, no second fstat.
+    const buffer = await readWhole(handle, stats.size, FILE_LIMITS.searchMaxFileBytes)
+    if (buffer.length > FILE_LIMITS.searchMaxFileBytes) return { skipped: 'too_large' }
+    if (binaryReason(buffer.subarray(0, FILE_LIMITS.sniffBytes)) !== undefined) return { skipped: 'binary' }
+    return { text: buffer.toString('utf8') }
   } catch {
-    return bump('unreadable')
+    return { skipped: 'unreadable' }
   } finally {
     await handle.close()
   }
+}
+
+/**
+ * The hits with their reads started up to READ_AHEAD files ahead, in walk order: each file's
+ * open, read and close (three trips through libuv's pool) overlap the matching of the files
+ * before it instead of waiting for it. Reads started past where the search stops are dropped.
+ */
+async function * readAhead (hits: Hits, root: string): AsyncGenerator<{ file: WalkedFile, read: Promise<Candidate> }> {
+  const queue: Array<{ file: WalkedFile, read: Promise<Candidate> }> = []
+  for await (const { file, hit } of hits) {
+    if (!hit) continue
+    queue.push({ file, read: readCandidate(file, root) })
+    if (queue.length >= READ_AHEAD) yield queue.shift() as { file: WalkedFile, read: Promise<Candidate> }
+  }
+  yield * queue
 }
 
 export async function runSearch (workspace: Workspace, request: SearchRequest): Promise<SearchOutcome> {
@@ -112,17 +134,19 @@ async function searchNames (files: Hits, progress: SearchProgress): Promise<void
 
 /** Contents: only the files read (past file_glob, neither binary, too large nor unreadable) count against the files bound. */
 async function searchContents (files: Hits, matcher: RegexMatcher, request: SearchRequest, progress: SearchProgress): Promise<void> {
-  for await (const { file, hit } of files) {
+  for await (const { file, read } of readAhead(files, request.root)) {
     if (progress.stopped()) break
-    if (!hit) continue
     if (progress.filesScanned >= FILE_LIMITS.searchMaxFiles) {
       progress.stoppedBy = `the limit of ${FILE_LIMITS.searchMaxFiles} files read was reached`
       break
     }
-    const text = await readCandidate(file, request.root, progress.skipped)
-    if (text === undefined) continue
+    const candidate = await read
+    if ('skipped' in candidate) {
+      progress.skipped[candidate.skipped] = (progress.skipped[candidate.skipped] ?? 0) + 1
+      continue
+    }
     progress.filesScanned += 1
-    if (!await searchText(matcher, file.relative, text, request, progress)) break
+    if (!await searchText(matcher, file.relative, candidate.text, request, progress)) break
   }
 }
 

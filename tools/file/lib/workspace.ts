@@ -1,6 +1,16 @@
 // The workspace root of the app calling a tool: created on first use, then known by its real path,
 // which every confinement check compares against. The first use in this process also prepares it:
 // the temp files a crash left are removed and the size the quota counts is measured.
+//
+// The root is resolved once (mkdir -p, realpath, stat) and kept (`workspaceOf`), not per call: a
+// call's safety never rests on the kept value being current, because every opened file or folder
+// is checked against it through the kernel (/proc/self/fd, confine.ts). What a stale value can
+// do is fail: a root deleted or moved away makes an open fail (ENOENT), a root swapped for a link
+// makes the opened file lie outside the kept path. Every such failure goes the slow way, which
+// resolves the root again (`refreshWorkspace`) before it judges the path, so a recreated root is
+// created and found again by the very call that met it gone. One case is only picked up then: a
+// configured root that is a symbolic link retargeted to another folder keeps serving the folder
+// it pointed to (still a folder the operator chose) until a call fails or the process restarts.
 import { mkdir, realpath, stat } from 'node:fs/promises'
 import { isAbsolute } from 'node:path'
 import { FileToolError } from './errors.ts'
@@ -28,7 +38,28 @@ function usageOf (real: string): Promise<WorkspaceUsage> {
   return usage
 }
 
-/** Creates the root if missing (mkdir -p) and resolves it; checked on every call, so a moved root is seen. */
+/** The root as resolved at its first use (or last refresh); see the top of this file for why that is safe. */
+const current = new Map<string, Promise<Workspace>>()
+
+export function workspaceOf (workspaceRoot: string): Promise<Workspace> {
+  let workspace = current.get(workspaceRoot)
+  if (workspace === undefined) {
+    const opening = openWorkspace(workspaceRoot)
+    // A failed resolution is not kept: the next call tries again (the operator may fix the root).
+    opening.catch(() => { if (current.get(workspaceRoot) === opening) current.delete(workspaceRoot) })
+    current.set(workspaceRoot, opening)
+    workspace = opening
+  }
+  return workspace
+}
+
+/** Resolves the root again (creating it if it went missing): after a call met something unexpected. */
+export function refreshWorkspace (workspaceRoot: string): Promise<Workspace> {
+  current.delete(workspaceRoot)
+  return workspaceOf(workspaceRoot)
+}
+
+/** Creates the root if missing (mkdir -p) and resolves it. */
 export async function openWorkspace (workspaceRoot: string): Promise<Workspace> {
   if (!isAbsolute(workspaceRoot)) throw new FileToolError(`The workspace root ${workspaceRoot} is not an absolute path (a configuration error)`)
   try {
