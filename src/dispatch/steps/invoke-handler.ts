@@ -82,7 +82,8 @@ function contextOf (call: CallState, options: InvokeOptions, signal: AbortSignal
     principal: request.principal,
     config: options.config,
     signal,
-    logger: call.logger,
+    // Read through: the call's logger is built only if something logs (see createCallState).
+    get logger () { return call.logger },
     visible: request.visible,
     progressWanted: request.onProgress !== undefined,
     // Passed on only while the call runs: a report after its end would describe a call already answered.
