@@ -3,6 +3,7 @@
 // call: the outcome is decided when the signal fires, and whatever the handler returns later is
 // discarded and logged.
 import { isErrorResult } from '../../registry/tool-result.ts'
+import type { Logger } from 'pino'
 import type { MediaResult, ResultPage, ToolContext, ToolEntry, ToolProgress } from '../../registry/types.ts'
 import { checkMedia, DEFAULT_MAX_MEDIA_BYTES, isMediaResult } from '../media.ts'
 import { pageOf } from '../../results/read.ts'
@@ -72,29 +73,41 @@ function withMedia (value: MediaResult, maxMediaBytes: number): StepResult {
   return media.length === 0 ? { status: 'ok', content } : { status: 'ok', content, media }
 }
 
-/** The handler's ctx: what it may know of its call, and how to report on it. */
-function contextOf (call: CallState, options: InvokeOptions, signal: AbortSignal, running: () => boolean): ToolContext {
-  const { request } = call
-  const results = options.results
-  return {
-    callId: call.callId,
-    sessionId: request.sessionId,
-    principal: request.principal,
-    config: options.config,
-    signal,
-    // Read through: the call's logger is built only if something logs (see createCallState).
-    get logger () { return call.logger },
-    visible: request.visible,
-    progressWanted: request.onProgress !== undefined,
-    // Passed on only while the call runs: a report after its end would describe a call already answered.
-    reportProgress (update: ToolProgress) {
-      if (running()) request.onProgress?.(update)
-    },
-    // Only this caller's own results: the principal is the call's, not an argument a tool could forge.
-    readResult (id: string, offset: number, limit: number): ResultPage | undefined {
-      const kept = results?.get(request.principal, id)
-      return kept === undefined ? undefined : pageOf(kept, offset, limit)
-    }
+/**
+ * The handler's ctx: what it may know of its call, and how to report on it. A class: an object
+ * literal with getters, built per call, cost several µs of CPU each (bench/README.md).
+ */
+class HandlerContext implements ToolContext {
+  readonly signal: AbortSignal
+  readonly config: unknown
+  /** Set once the call has its answer: progress after that would describe a call already answered. */
+  ended = false
+  readonly #call: CallState
+  readonly #results: ResultStore | undefined
+
+  constructor (call: CallState, signal: AbortSignal, options: InvokeOptions) {
+    this.signal = signal
+    this.config = options.config
+    this.#call = call
+    this.#results = options.results
+  }
+
+  get callId (): string { return this.#call.callId }
+  get sessionId (): string | undefined { return this.#call.request.sessionId }
+  get principal (): string | undefined { return this.#call.request.principal }
+  get visible (): ((tool: string) => boolean) | undefined { return this.#call.request.visible }
+  get progressWanted (): boolean { return this.#call.request.onProgress !== undefined }
+  /** Read through: the call's logger is built only if something logs (see createCallState). */
+  get logger (): Logger { return this.#call.logger }
+
+  reportProgress (update: ToolProgress): void {
+    if (!this.ended) this.#call.request.onProgress?.(update)
+  }
+
+  /** Only this caller's own results: the principal is the call's, not an argument a tool could forge. */
+  readResult (id: string, offset: number, limit: number): ResultPage | undefined {
+    const kept = this.#results?.get(this.principal, id)
+    return kept === undefined ? undefined : pageOf(kept, offset, limit)
   }
 }
 
@@ -107,11 +120,11 @@ async function runHandler (call: CallState, entry: ToolEntry, timeoutMs: number,
   const callerSignal = call.request.signal
   const controller = new AbortController()
   const stopped = Promise.withResolvers<StepResult>()
-  let ended = false
+  const ctx = new HandlerContext(call, controller.signal, options)
   let deadlinePassed = false
   const stop = (reason: unknown, result: StepResult): void => {
-    if (ended) return
-    ended = true
+    if (ctx.ended) return
+    ctx.ended = true
     stopped.resolve(result)
     controller.abort(reason)
   }
@@ -125,7 +138,7 @@ async function runHandler (call: CallState, entry: ToolEntry, timeoutMs: number,
   }
   callerSignal?.addEventListener('abort', onCallerAbort, { once: true })
   // An async wrapper, so that a handler throwing before it returns a promise fails the same way.
-  const running = (async () => await entry.handler(call.args, contextOf(call, options, controller.signal, () => !ended)))()
+  const running = (async () => await entry.handler(call.args, ctx))()
   const answered = running.then(
     (value) => fromValue(entry, value, options.maxMediaBytes ?? DEFAULT_MAX_MEDIA_BYTES),
     (error: unknown) => thrown(call, error))
@@ -134,8 +147,8 @@ async function runHandler (call: CallState, entry: ToolEntry, timeoutMs: number,
   } finally {
     clearTimeout(timer)
     callerSignal?.removeEventListener('abort', onCallerAbort)
-    if (ended) reportLate(call, running, deadlinePassed ? timeoutMs : undefined)
-    ended = true
+    if (ctx.ended) reportLate(call, running, deadlinePassed ? timeoutMs : undefined)
+    ctx.ended = true
   }
 }
 
