@@ -135,7 +135,8 @@ export class Dispatcher {
     // logger's redaction of secret argument names applies. The line is written on the caller's
     // logger: call.logger binds `tool` only once the lookup found one, and this line names even an unknown one.
     base.info({ callId, tool: request.name, status: outcome.status, durationMs, truncated: outcome.truncated }, 'tool call')
-    call.logger.debug({ args: call.args }, 'tool call arguments')
+    // Checked first, so that a call that logs nothing builds no call logger.
+    if (base.isLevelEnabled('debug')) call.logger.debug({ args: call.args }, 'tool call arguments')
     return outcome
   }
 }

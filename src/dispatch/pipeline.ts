@@ -33,16 +33,51 @@ export interface CallState {
   readonly request: DispatchRequest
   readonly callId: string
   readonly startedAt: number
-  /** Binds callId; the lookup step adds the tool. */
-  logger: Logger
+  /** Binds callId, and the tool once the lookup found it. */
+  readonly logger: Logger
   /** Set by the lookup step; every later step can rely on it. */
   entry?: ToolEntry
   /** The parsed (then coerced) arguments. */
   args: Record<string, unknown>
 }
 
+/**
+ * A class rather than an object literal: V8 builds a literal with a getter per call slowly (each
+ * cost microseconds under load), and the getter keeps the call's logger lazy (see below).
+ */
+class Call implements CallState {
+  entry: ToolEntry | undefined = undefined
+  args: Record<string, unknown> = {}
+  readonly request: DispatchRequest
+  readonly callId: string
+  readonly startedAt: number
+  readonly #base: Logger
+  #logger: Logger | undefined = undefined
+  #loggerTool: string | undefined = undefined
+
+  constructor (request: DispatchRequest, callId: string, startedAt: number, base: Logger) {
+    this.request = request
+    this.callId = callId
+    this.startedAt = startedAt
+    this.#base = base
+  }
+
+  /**
+   * Built on first use (again if the lookup found the tool since): a pino child logger per call
+   * cost ~45 µs of CPU per dispatch (bench/README.md), and at the usual levels most calls never log.
+   */
+  get logger (): Logger {
+    const tool = this.entry?.name
+    if (this.#logger === undefined || this.#loggerTool !== tool) {
+      this.#logger = this.#base.child(tool === undefined ? { callId: this.callId } : { callId: this.callId, tool })
+      this.#loggerTool = tool
+    }
+    return this.#logger
+  }
+}
+
 export function createCallState (request: DispatchRequest, callId: string, startedAt: number, base: Logger): CallState {
-  return { request, callId, startedAt, logger: base.child({ callId }), entry: undefined, args: {} }
+  return new Call(request, callId, startedAt, base)
 }
 
 /** A step answers itself (an invalid argument, a block) or awaits `next(call)`, the rest of the chain, and wraps its answer. */

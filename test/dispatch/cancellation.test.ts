@@ -13,9 +13,7 @@ function callFor (handler: ToolHandler, cancellation?: Cancellation) {
   const entry = new ToolRegistry().register({ name: 'probe', toolset: 'testing', schema: { parameters: { type: 'object' } }, handler })
   const { logger, lines } = captureLogger('trace')
   const call = createCallState({ name: 'probe', args: {}, signal: cancellation?.signal }, 'call_test', 0, logger)
-  // What the lookup step does: the entry set, the logger naming the tool.
   call.entry = entry
-  call.logger = call.logger.child({ tool: entry.name })
   return { call, lines }
 }
 

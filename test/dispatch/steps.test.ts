@@ -131,6 +131,20 @@ test('lookup: a found, available tool is set on the call, the logger gains its n
   assert.deepEqual(lines().map((line) => [line.msg, line.callId, line.tool]), [['before the lookup', 'call_test', undefined], ['inside', 'call_test', 'probe']])
 })
 
+test('createCallState: a call that never logs builds no child logger; one that does gets it once, rebuilt only to add the tool', () => {
+  const { logger } = captureLogger('trace')
+  let children = 0
+  const counting = Object.create(logger, { child: { value: (bindings: object) => { children++; return logger.child(bindings) } } }) as typeof logger
+  const call = createCallState({ name: 'probe', args: {} }, 'call_test', 0, counting)
+  call.args = { a: 1 }
+  assert.equal(children, 0)
+  assert.equal(call.logger, call.logger)
+  assert.equal(children, 1)
+  call.entry = makeEntry()
+  assert.equal(call.logger, call.logger)
+  assert.equal(children, 2)
+})
+
 function baseOptions (): RegisterOptions {
   return { name: 'probe', toolset: 'testing', schema: { parameters: PARAMETERS }, handler: () => 'ok' }
 }

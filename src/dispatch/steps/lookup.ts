@@ -16,9 +16,8 @@ export function lookupStep (snapshot: () => RegistrySnapshot, availability: Avai
     if (!verdict.available) {
       return failed('unavailable', `Tool ${entry.name} is unavailable: ${verdict.reason ?? 'its availability check failed'}`)
     }
+    // From here on the call's log lines name the tool (see createCallState).
     call.entry = entry
-    // From here on the call's log lines name the tool.
-    call.logger = call.logger.child({ tool: entry.name })
     return await next(call)
   }
 }
