@@ -73,11 +73,13 @@ function withMedia (value: MediaResult, maxMediaBytes: number): StepResult {
   return media.length === 0 ? { status: 'ok', content } : { status: 'ok', content, media }
 }
 
-/**
- * The handler's ctx: what it may know of its call, and how to report on it. A class: an object
- * literal with getters, built per call, cost several µs of CPU each (bench/README.md).
- */
+/** The handler's ctx: what it may know of its call, and how to report on it. */
 class HandlerContext implements ToolContext {
+  readonly callId: string
+  readonly sessionId: string | undefined
+  readonly principal: string | undefined
+  readonly visible: ((tool: string) => boolean) | undefined
+  readonly progressWanted: boolean
   readonly signal: AbortSignal
   readonly config: unknown
   /** Set once the call has its answer: progress after that would describe a call already answered. */
@@ -86,17 +88,18 @@ class HandlerContext implements ToolContext {
   readonly #results: ResultStore | undefined
 
   constructor (call: CallState, signal: AbortSignal, options: InvokeOptions) {
+    const { request } = call
+    this.callId = call.callId
+    this.sessionId = request.sessionId
+    this.principal = request.principal
+    this.visible = request.visible
+    this.progressWanted = request.onProgress !== undefined
     this.signal = signal
     this.config = options.config
     this.#call = call
     this.#results = options.results
   }
 
-  get callId (): string { return this.#call.callId }
-  get sessionId (): string | undefined { return this.#call.request.sessionId }
-  get principal (): string | undefined { return this.#call.request.principal }
-  get visible (): ((tool: string) => boolean) | undefined { return this.#call.request.visible }
-  get progressWanted (): boolean { return this.#call.request.onProgress !== undefined }
   /** Read through: the call's logger is built only if something logs (see createCallState). */
   get logger (): Logger { return this.#call.logger }
 
