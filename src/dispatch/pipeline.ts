@@ -64,7 +64,7 @@ class Call implements CallState {
 
   /**
    * Built on first use (again if the lookup found the tool since): a pino child logger per call
-   * cost ~45 µs of CPU per dispatch (bench/README.md), and at the usual levels most calls never log.
+   * doubled the CPU of a dispatch through the pipeline (bench/README.md), and at the usual levels most calls never log.
    */
   get logger (): Logger {
     const tool = this.entry?.name
