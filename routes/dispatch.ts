@@ -41,18 +41,11 @@ const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: Arguments,
       response: CALL_RESPONSES
     }
-  }, (request, reply) => {
-    // Callback style, the answer sent in the turn the call ends: an async handler awaiting the
-    // call costs promise hops on every dispatch.
-    calls.start(request, request.params.name, request.body, request.headers['x-tool-call-id']).subscribe((outcome) => {
-      try {
-        // The Envelope response schema serialises only its own fields, so httpStatus stays internal.
-        reply.code(outcome.httpStatus as CallResponseStatus).send(outcome)
-      } catch (err) {
-        // Runs inside the call's own settlement: a throw here must become an answer, not escape.
-        if (!reply.sent) reply.send(err)
-      }
-    }, (err: unknown) => reply.send(err))
+  }, async (request, reply) => {
+    const outcome = await calls.start(request, request.params.name, request.body, request.headers['x-tool-call-id'])
+    // The Envelope response schema serialises only its own fields, so httpStatus stays internal.
+    reply.code(outcome.httpStatus as CallResponseStatus)
+    return outcome
   })
 
   app.post('/dispatch', {

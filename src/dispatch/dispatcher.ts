@@ -11,7 +11,6 @@ import type { ResultStore } from '../results/result-store.ts'
 import { ErrorContentCleaner } from './error-content.ts'
 import { HookRegistry } from './hooks.ts'
 import { DEFAULT_MAX_MEDIA_BYTES } from './media.ts'
-import { Pending } from './pending.ts'
 import { buildOutcome, failed, type DispatchOutcome, type StepResult } from './outcome.ts'
 import { compose, createCallState, entryOf, type CallState, type DispatchRequest } from './pipeline.ts'
 import { coerceStep } from './steps/coerce-arguments.ts'
@@ -67,7 +66,7 @@ export class Dispatcher {
   readonly #logger: Logger
   readonly #now: () => number
   readonly #errorContent: ErrorContentCleaner
-  readonly #run: (call: CallState) => ReturnType<ReturnType<typeof compose>>
+  readonly #run: (call: CallState) => Promise<StepResult>
 
   constructor (options: DispatcherOptions) {
     this.hooks = options.hooks ?? new HookRegistry()
@@ -108,27 +107,17 @@ export class Dispatcher {
   }
 
   /** Runs one tool call through the whole pipeline. Never rejects. */
-  dispatch (request: DispatchRequest): Promise<DispatchOutcome> {
-    return new Promise((resolve, reject) => this.start(request).subscribe(resolve, reject))
-  }
-
-  /**
-   * `dispatch`, answering a Pending: what the caller does with the outcome runs in the turn the
-   * call ends, without a promise hop (the HTTP route's path). Never rejects.
-   */
-  start (request: DispatchRequest): Pending<DispatchOutcome> {
+  async dispatch (request: DispatchRequest): Promise<DispatchOutcome> {
     const startedAt = this.#now()
     const callId = request.callId || `call_${randomUUID()}`
-    const base = request.logger ?? this.#logger
-    // call.logger (callId, and tool once looked up) is built only when something logs through it.
-    const call = createCallState(request, callId, startedAt, base)
-    let output
+    const call = createCallState(request, callId, startedAt, request.logger ?? this.#logger)
+    let result: StepResult
     try {
-      output = this.#run(call)
+      result = await this.#run(call)
     } catch (err) {
-      output = this.#fault(call, err)
+      result = this.#fault(call, err)
     }
-    return Pending.of(output).map((result) => this.#finish(call, result), (err) => this.#finish(call, this.#fault(call, err)))
+    return this.#finish(call, result)
   }
 
   #fault (call: CallState, err: unknown): StepResult {
@@ -143,11 +132,10 @@ export class Dispatcher {
     // A failure's text may quote credentials or chat framing (an upstream error, a thrown message).
     const outcome = buildOutcome(request.name, callId, this.#errorContent.result(result, call.args), durationMs)
     // One line per call. Arguments are untrusted data: only at debug, under one key, where the
-    // logger's redaction of secret argument names applies.
-    // callId as a field writes the same line as a child logger binding it, without building one;
-    // the `tool` binding of call.logger is left out so that the line does not carry the key twice.
-    // Checked first so that a disabled level costs no object either.
-    if (base.isLevelEnabled('info')) base.info({ callId, tool: request.name, status: outcome.status, durationMs, truncated: outcome.truncated }, 'tool call')
+    // logger's redaction of secret argument names applies. The line is written on the caller's
+    // logger: call.logger binds `tool` only once the lookup found one, and this line names even an unknown one.
+    base.info({ callId, tool: request.name, status: outcome.status, durationMs, truncated: outcome.truncated }, 'tool call')
+    // Checked first, so that a call that logs nothing builds no call logger.
     if (base.isLevelEnabled('debug')) call.logger.debug({ args: call.args }, 'tool call arguments')
     return outcome
   }

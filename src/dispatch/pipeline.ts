@@ -3,9 +3,7 @@
 // the rest of the chain answers (hooks, truncation). Each step is testable on its own.
 import type { Logger } from 'pino'
 import type { ToolEntry, ToolProgress } from '../registry/types.ts'
-import type { Cancellation } from './cancellation.ts'
 import type { StepResult } from './outcome.ts'
-import { Pending } from './pending.ts'
 
 export interface DispatchRequest {
   /** The tool name the caller asked for. */
@@ -18,8 +16,6 @@ export interface DispatchRequest {
   principal?: string
   /** Aborts the call when the caller goes away or the gateway shuts down. */
   signal?: AbortSignal
-  /** The same as `signal`, cheaper on the HTTP hot path (see cancellation.ts); either or both may be set. */
-  cancellation?: Cancellation
   /** Per-call deadline override, capped by the dispatcher's maximum. */
   timeoutMs?: number
   /** Per-call result cap override, capped by the dispatcher's maximum. */
@@ -37,7 +33,8 @@ export interface CallState {
   readonly request: DispatchRequest
   readonly callId: string
   readonly startedAt: number
-  logger: Logger
+  /** Binds callId, and the tool once the lookup found it. */
+  readonly logger: Logger
   /** Set by the lookup step; every later step can rely on it. */
   entry?: ToolEntry
   /** The parsed (then coerced) arguments. */
@@ -45,19 +42,18 @@ export interface CallState {
 }
 
 /**
- * A call whose logger (`base` with callId, and tool once looked up, bound) is built on first use:
- * a pino child costs microseconds per level of nesting, and at the usual levels most calls never log.
+ * A class rather than an object literal: V8 builds a literal with a getter per call slowly (each
+ * cost microseconds under load), and the getter keeps the call's logger lazy (see below).
  */
-class LazyCallState implements CallState {
+class Call implements CallState {
+  entry: ToolEntry | undefined = undefined
+  args: Record<string, unknown> = {}
   readonly request: DispatchRequest
   readonly callId: string
   readonly startedAt: number
-  entry?: ToolEntry = undefined
-  args: Record<string, unknown> = {}
   readonly #base: Logger
   #logger: Logger | undefined = undefined
-  /** Whether #logger already carries the tool binding. */
-  #boundTool = false
+  #loggerTool: string | undefined = undefined
 
   constructor (request: DispatchRequest, callId: string, startedAt: number, base: Logger) {
     this.request = request
@@ -66,53 +62,31 @@ class LazyCallState implements CallState {
     this.#base = base
   }
 
+  /**
+   * Built on first use (again if the lookup found the tool since): a pino child logger per call
+   * doubled the CPU of a dispatch through the pipeline (bench/README.md), and at the usual levels most calls never log.
+   */
   get logger (): Logger {
     const tool = this.entry?.name
-    if (this.#logger === undefined) {
-      this.#boundTool = tool !== undefined
+    if (this.#logger === undefined || this.#loggerTool !== tool) {
       this.#logger = this.#base.child(tool === undefined ? { callId: this.callId } : { callId: this.callId, tool })
-    } else if (!this.#boundTool && tool !== undefined) {
-      // Built before the lookup: lines from now on name the tool too.
-      this.#boundTool = true
-      this.#logger = this.#logger.child({ tool })
+      this.#loggerTool = tool
     }
     return this.#logger
-  }
-
-  set logger (value: Logger) {
-    this.#logger = value
-    this.#boundTool = true
   }
 }
 
 export function createCallState (request: DispatchRequest, callId: string, startedAt: number, base: Logger): CallState {
-  return new LazyCallState(request, callId, startedAt, base)
+  return new Call(request, callId, startedAt, base)
 }
 
-/**
- * What a step answers: the result itself when it has it at once (an invalid argument, a check that
- * needs no I/O), a Pending (the handler's step: what wraps it runs synchronously when it answers),
- * or a promise (hooks, a probe). Under load every promise hop costs CPU (bench/README.md), and most
- * steps never wait for anything.
- */
-export type StepOutput = StepResult | Pending | Promise<StepResult>
-
-/** `next(call)` runs the rest of the chain on the call. */
-export type Step = (call: CallState, next: (call: CallState) => StepOutput) => StepOutput
+/** A step answers itself (an invalid argument, a block) or awaits `next(call)`, the rest of the chain, and wraps its answer. */
+export type Step = (call: CallState, next: (call: CallState) => Promise<StepResult>) => Promise<StepResult>
 
 /** Chains steps so the first wraps the second and so on; the last one's `next` is never called. */
-export function compose (steps: readonly Step[]): (call: CallState) => StepOutput {
-  // Built once, from the last step back: each link passes the call on, so running a call
-  // allocates no closures (this is the hot path of every dispatch).
-  const end = (): StepOutput => { throw new Error('dispatch pipeline ended without an answer') }
-  return steps.reduceRight<(call: CallState) => StepOutput>((next, step) => (call) => step(call, next), end)
-}
-
-/** `then` for a step's output: runs `after` at once on a plain result, else when the output settles. */
-export function afterOutput (output: StepOutput, after: (result: StepResult) => StepOutput): StepOutput {
-  if (output instanceof Pending) return output.map(after)
-  if (output instanceof Promise) return output.then(after)
-  return after(output)
+export function compose (steps: readonly Step[]): (call: CallState) => Promise<StepResult> {
+  const end = async (): Promise<StepResult> => { throw new Error('dispatch pipeline ended without an answer') }
+  return steps.reduceRight<(call: CallState) => Promise<StepResult>>((next, step) => (call) => step(call, next), end)
 }
 
 /** The entry, which the lookup step has set before any step that needs it runs. */

@@ -8,7 +8,6 @@ import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { Cancellation } from '../dispatch/cancellation.ts'
 import type { DispatchOutcome } from '../dispatch/outcome.ts'
-import type { Pending } from '../dispatch/pending.ts'
 import type { DispatchRequest } from '../dispatch/pipeline.ts'
 import { ConnectionCancellations } from './connection-cancellations.ts'
 import { numericHeader } from './query.ts'
@@ -30,13 +29,10 @@ export interface CallExtras {
 }
 
 export interface Calls {
-  /**
-   * Starts one tool call for a REST `request`. The Pending settles in the turn the call ends (the
-   * route answers without a promise hop); it is also a thenable for callers that await.
-   */
-  start: (request: FastifyRequest, name: string, args: unknown, callId: string | undefined) => Pending<DispatchOutcome>
-  /** Starts one tool call for a caller that is not an HTTP request of its own (MCP, over /mcp or stdio). */
-  run: (caller: Caller, name: string, args: unknown, extras?: CallExtras) => Pending<DispatchOutcome>
+  /** Runs one tool call for a REST `request`; rejects only on a bad per-call header. */
+  start: (request: FastifyRequest, name: string, args: unknown, callId: string | undefined) => Promise<DispatchOutcome>
+  /** Runs one tool call for a caller that is not an HTTP request of its own (MCP, over /mcp or stdio). */
+  run: (caller: Caller, name: string, args: unknown, extras?: CallExtras) => Promise<DispatchOutcome>
   /** What cancels the calls of `request`'s connection: the client going away, or shutdown giving up. */
   cancellationOf: (request: FastifyRequest) => Cancellation
 }
@@ -48,6 +44,12 @@ function visibleTo (scope: KeyScope, narrower: ((tool: string) => boolean) | und
   return (tool) => scope.mayUse(tool) && narrower(tool)
 }
 
+/** A signal that fires when either does (an MCP message's own cancel, or its connection's). */
+function eitherSignal (a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (a === undefined || b === undefined) return a ?? b
+  return AbortSignal.any([a, b])
+}
+
 /** The dispatch request of a call by a caller that is not an HTTP request of its own. */
 function callOf (caller: Caller, name: string, args: unknown, extras: CallExtras | undefined): DispatchRequest {
   return {
@@ -56,10 +58,9 @@ function callOf (caller: Caller, name: string, args: unknown, extras: CallExtras
     args,
     sessionId: caller.sessionId,
     principal: caller.principal,
-    cancellation: caller.cancellation,
+    signal: eitherSignal(caller.cancellation?.signal, extras?.signal),
     timeoutMs: caller.limits?.timeoutMs,
     maxResultChars: caller.limits?.maxResultChars,
-    signal: extras?.signal,
     onProgress: extras?.onProgress,
     logger: caller.logger
   }
@@ -69,38 +70,33 @@ export default fp(async function calls (app) {
   const { gateway, lifecycle, metrics } = app
   const cancellations = new ConnectionCancellations(gateway.shutdownSignal)
 
-  /** Counts a call out; no outcome means the dispatcher failed, which it never should (the log shows it). */
-  function ended (outcome: DispatchOutcome | undefined): void {
-    metrics.callEnded(outcome)
-    lifecycle.leave()
-  }
-
-  /** Counts the call in, runs it, and counts it out in the turn it ends. */
-  function launch (call: DispatchRequest): Pending<DispatchOutcome> {
+  /** Counts the call in, runs it, and counts it out (no outcome: the dispatcher failed, which it never should). */
+  async function launch (call: DispatchRequest): Promise<DispatchOutcome> {
     lifecycle.enter()
     metrics.callStarted()
-    return gateway.dispatcher.start(call).map((outcome) => {
-      ended(outcome)
+    let outcome: DispatchOutcome | undefined
+    try {
+      outcome = await gateway.dispatcher.dispatch(call)
       return outcome
-    }, (err: unknown) => {
-      ended(undefined)
-      throw err
-    })
+    } finally {
+      metrics.callEnded(outcome)
+      lifecycle.leave()
+    }
   }
 
-  function start (request: FastifyRequest, name: string, args: unknown, callId: string | undefined): Pending<DispatchOutcome> {
+  async function start (request: FastifyRequest, name: string, args: unknown, callId: string | undefined): Promise<DispatchOutcome> {
     const { headers, scope } = request
     // Read before the call is counted in: a bad header throws here.
     const timeoutMs = numericHeader(headers, 'x-tool-timeout-ms')
     const maxResultChars = numericHeader(headers, 'x-max-result-chars')
-    return launch({
+    return await launch({
       name,
       visible: visibleTo(scope, undefined),
       args,
       callId,
       sessionId: headers['x-session-id'] as string | undefined,
       principal: request.principal?.name,
-      cancellation: cancellations.of(request.raw.socket),
+      signal: cancellations.of(request.raw.socket).signal,
       timeoutMs,
       maxResultChars,
       logger: request.log as unknown as Logger
@@ -109,6 +105,6 @@ export default fp(async function calls (app) {
 
   const cancellationOf = (request: FastifyRequest): Cancellation => cancellations.of(request.raw.socket)
 
-  const run = (caller: Caller, name: string, args: unknown, extras?: CallExtras): Pending<DispatchOutcome> => launch(callOf(caller, name, args, extras))
+  const run = async (caller: Caller, name: string, args: unknown, extras?: CallExtras): Promise<DispatchOutcome> => await launch(callOf(caller, name, args, extras))
   app.decorate('calls', { start, run, cancellationOf })
 }, { name: 'calls', dependencies: ['lifecycle', 'metrics', 'access'] })

@@ -1,6 +1,6 @@
-// One cancellation per client connection, shared by the calls of its requests (a call unsubscribes
-// when it ends): it fires when the client goes away (HTTP/1.1: the connection closes) or when the
-// gateway gives up on shutdown. A signal or a listener per request costs more (bench/README.md).
+// One cancellation per client connection, shared by the calls of its requests (a call removes its
+// listener when it ends): it fires when the client goes away (HTTP/1.1: the connection closes) or
+// when the gateway gives up on shutdown.
 import type { Socket } from 'node:net'
 import { Cancellation } from '../dispatch/cancellation.ts'
 

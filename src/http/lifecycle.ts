@@ -81,19 +81,14 @@ export class Lifecycle {
 
 /**
  * The request id goes on every answer, and routes that run tools refuse new calls while the
- * gateway drains. Each route's handler is wrapped once, when the route is added, rather than by an
- * onRequest hook run on every request (bench/README.md has what that cost). Answers that never
- * reach a handler (404, bad bodies, auth, rate limits) get the id from the error handler.
+ * gateway drains: a preHandler hook, so after auth and body checks, as the handler itself would.
+ * Answers that never reach it (404, bad bodies, auth, rate limits) get the id from the error handler.
  */
-function wrapHandlers (app: FastifyInstance, lifecycle: Lifecycle): void {
-  app.addHook('onRoute', (route) => {
-    const handler = route.handler
-    const refusedWhileDraining = route.config?.refusedWhileDraining === true
-    route.handler = function handlerWithRequestId (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-      reply.header('x-request-id', request.id)
-      if (refusedWhileDraining && lifecycle.draining) throw lifecycle.refusal(reply)
-      return handler.call(this, request, reply)
-    }
+function requestIdAndDraining (app: FastifyInstance, lifecycle: Lifecycle): void {
+  app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: (err?: FastifyError) => void) => {
+    reply.header('x-request-id', request.id)
+    if (request.routeOptions.config.refusedWhileDraining === true && lifecycle.draining) done(lifecycle.refusal(reply))
+    else done()
   })
 }
 
@@ -101,5 +96,5 @@ export default fp(async function lifecycle (app) {
   const state = new Lifecycle()
   app.decorate('lifecycle', state)
   state.onDrain(closeConnectionsWhenDraining(app.server, state))
-  wrapHandlers(app, state)
+  requestIdAndDraining(app, state)
 }, { name: 'lifecycle' })

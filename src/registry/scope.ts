@@ -1,7 +1,9 @@
 // The `registry` that tool modules import. A tool module calls `registry.register(...)` at its top
 // level; discovery imports it inside `withRegistrationTarget(target, ...)`, so the call lands in the
-// registry of the app being built. AsyncLocalStorage carries the target into the module's
-// evaluation (top-level awaits included), which lets several apps discover into their own registries.
+// registry of the app being built. One module loads at a time, process-wide: the scope open while it
+// loads (top-level awaits included) is a plain module-level variable, and two apps discovering at
+// once queue their loads rather than mix them. No AsyncLocalStorage: nothing of discovery is left
+// behind on the promises the gateway runs afterwards.
 //
 // A registration with no open scope is an error, not a warning. It would reach no registry the
 // gateway serves, so a warning could only explain afterwards why a tool is missing; thrown at the
@@ -9,9 +11,14 @@
 // hand import fails). Nothing legitimate registers here without discovery: tests and scripts
 // register on a ToolRegistry they hold (`new ToolRegistry()`, `app.gateway.registry`), and code
 // that loads a tool module itself wraps the import in withRegistrationTarget. A late registration
-// (a timer, a promise the module did not await) is refused too, and also reported to the scope,
-// because a throw in such a callback reaches only the process's uncaught-error handler.
-import { AsyncLocalStorage } from 'node:async_hooks'
+// (a timer, a promise the module did not await) is refused too, and also reported to the scope of
+// the module whose code made it (found by its file in the call's stack), because a throw in such a
+// callback reaches only the process's uncaught-error handler.
+//
+// What a module-level scope cannot tell apart: a late callback of module A that fires while module
+// B loads registers into B's registry as if B had made it (it names no module B does not load), as
+// would any code running at that moment. Tool modules register at their top level; the test suite
+// (test/discovery/node-loading.test.ts) keeps that the usual late cases are refused.
 import { fileURLToPath } from 'node:url'
 import { InvalidToolError } from '../errors.ts'
 import type { ToolRegistry } from './registry.ts'
@@ -34,35 +41,58 @@ interface Scope extends ScopeOptions {
   open: boolean
 }
 
-const target = new AsyncLocalStorage<Scope>()
+/** The scope of the module loading now. */
+let current: Scope | undefined
+/** Loads queue here, one at a time. */
+let queue: Promise<unknown> = Promise.resolve()
+/** Closed scopes by module file, so that a late registration is reported to its module's scope. */
+const finished = new Map<string, Scope>()
+/** Files remembered at most: a long-lived process that loads many modules keeps only the last. */
+const FINISHED_KEPT = 1000
 
 // Every copy of this module (loaded under another URL: a query, another checkout, src/ beside
-// dist/) has its own AsyncLocalStorage and so never sees discovery's scope. The first copy leaves
+// dist/) has its own scope variable and so never sees discovery's scope. The first copy leaves
 // its URL here, process-wide, so that a later one can say that it is a copy.
 const HOME = Symbol.for('tool-gateway.registry-scope')
 const shared = globalThis as unknown as Record<symbol, string | undefined>
 shared[HOME] ??= import.meta.url
 
 /**
- * Runs `load` (an import) so that tool modules evaluated during it register into `registry`. The
- * scope closes when `load` settles: a registration after that is refused.
+ * Runs `load` (an import) so that tool modules evaluated during it register into `registry`, once
+ * the loads queued before it have finished. The scope closes when `load` settles: a registration
+ * after that is refused. Not to be called from inside a load: it would wait for itself.
  */
 export async function withRegistrationTarget<T> (registry: ToolRegistry, load: () => Promise<T>, options: ScopeOptions = {}): Promise<T> {
-  const scope: Scope = { ...options, registry, open: true }
-  try {
-    return await target.run(scope, load)
-  } finally {
-    scope.open = false
-  }
+  const turn = queue.then(async () => {
+    const scope: Scope = { ...options, registry, open: true }
+    current = scope
+    try {
+      return await load()
+    } finally {
+      scope.open = false
+      current = undefined
+      remember(scope)
+    }
+  })
+  queue = turn.catch(() => {})
+  return await turn
+}
+
+function remember (scope: Scope): void {
+  if (scope.module === undefined) return
+  finished.delete(scope.module)
+  finished.set(scope.module, scope)
+  if (finished.size > FINISHED_KEPT) finished.delete(finished.keys().next().value as string)
 }
 
 /** What tool modules see: only registration, forwarded to the registry being built. */
 export const registry = {
   register (options: RegisterOptions): ToolEntry {
-    const scope = target.getStore()
-    if (scope === undefined || !scope.open) {
-      const error = new InvalidToolError(refusal(options, scope))
-      scope?.onLate?.(error)
+    const scope = current
+    if (scope === undefined) {
+      const closed = closedScopeOf(callerFiles())
+      const error = new InvalidToolError(refusal(options, closed))
+      closed?.onLate?.(error)
       throw error
     }
     const entry = scope.registry.register(options)
@@ -74,22 +104,35 @@ export const registry = {
 function refusal (options: RegisterOptions, scope: Scope | undefined): string {
   const call = `registry.register() of tool ${JSON.stringify(String((options as { name?: unknown } | undefined)?.name))}`
   if (scope !== undefined) {
-    return `${call} in ${scope.module ?? callerFile()} ran after that module finished loading (in a timer or a promise ` +
+    return `${call} in ${scope.module ?? callerFiles()[0]} ran after that module finished loading (in a timer or a promise ` +
       'it did not await), so it is refused: register at the top level, awaiting first what the registration needs'
   }
   if (shared[HOME] !== import.meta.url) {
-    return `${call} in ${callerFile()} went to a second copy of the registry module (${import.meta.url}), not the ` +
+    return `${call} in ${callerFiles()[0]} went to a second copy of the registry module (${import.meta.url}), not the ` +
       `one the gateway serves (${shared[HOME]}): import the registry as '${REGISTRY_SPECIFIER}' (or by one relative path)`
   }
-  return `${call} in ${callerFile()} ran outside tool discovery, so no registry the gateway serves would get it: let ` +
+  return `${call} in ${callerFiles()[0]} ran outside tool discovery, so no registry the gateway serves would get it: let ` +
     'discovery load the module (TOOLS_DIR, EXTRA_TOOLS_DIRS), or import it inside withRegistrationTarget() of src/registry/scope.ts'
 }
 
-/** The file of the code that called register, read from the stack: a best effort, for messages only. */
-function callerFile (): string {
+/** The scope of the first file in `files` that loaded as a tool module and has finished loading. */
+function closedScopeOf (files: readonly string[]): Scope | undefined {
+  for (const file of files) {
+    const scope = finished.get(file)
+    if (scope !== undefined) return scope
+  }
+  return undefined
+}
+
+/** The files of the code that called register, nearest first, read from the stack (for messages and late reports). */
+function callerFiles (): string[] {
   const holder: { stack?: string } = {}
   Error.captureStackTrace(holder, registry.register)
-  const frame = (holder.stack ?? '').split('\n')[1]?.trim() ?? ''
+  const files = (holder.stack ?? '').split('\n').slice(1).map((frame) => fileOf(frame.trim())).filter((file) => file !== undefined)
+  return files.length > 0 ? files : ['a module the stack does not name']
+}
+
+function fileOf (frame: string): string | undefined {
   const location = (frame.endsWith(')') ? frame.slice(frame.lastIndexOf('(') + 1, -1) : frame.replace(/^at (async )?/, ''))
     .replace(/:\d+:\d+$/, '')
   if (location.startsWith('file:')) {
@@ -97,5 +140,5 @@ function callerFile (): string {
     url.search = ''
     return fileURLToPath(url)
   }
-  return location.startsWith('/') || /^[A-Za-z]:\\/.test(location) ? location : 'a module the stack does not name'
+  return location.startsWith('/') || /^[A-Za-z]:\\/.test(location) ? location : undefined
 }

@@ -1,5 +1,5 @@
-// Cancellation (the hot path's stand-in for a per-request AbortSignal) alone, and as the invoke
-// step and the lazy call logger see it: the handler's signal still fires with the same reason.
+// Cancellation (a connection's AbortController) alone, and as the invoke step sees it through the
+// call's signal: the handler's signal fires with the same reason.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Cancellation } from '../../src/dispatch/cancellation.ts'
@@ -12,7 +12,7 @@ import { captureLogger } from '../helpers/logger.ts'
 function callFor (handler: ToolHandler, cancellation?: Cancellation) {
   const entry = new ToolRegistry().register({ name: 'probe', toolset: 'testing', schema: { parameters: { type: 'object' } }, handler })
   const { logger, lines } = captureLogger('trace')
-  const call = createCallState({ name: 'probe', args: {}, cancellation }, 'call_test', 0, logger)
+  const call = createCallState({ name: 'probe', args: {}, signal: cancellation?.signal }, 'call_test', 0, logger)
   call.entry = entry
   return { call, lines }
 }
@@ -20,39 +20,37 @@ function callFor (handler: ToolHandler, cancellation?: Cancellation) {
 const invoke = invokeStep({ timeoutOf: () => 60_000, config: undefined })
 const neverNext = async () => { throw new Error('invoke must not call next') }
 
-test('Cancellation: listeners run once with the reason; a second cancel changes nothing', () => {
+test('Cancellation: cancels once with the first reason, as abort() does', () => {
   const cancellation = new Cancellation()
   const seen: unknown[] = []
-  cancellation.subscribe((reason) => seen.push(reason))
-  assert.equal(cancellation.cancelled, false)
+  cancellation.signal.addEventListener('abort', () => seen.push(cancellation.signal.reason))
+  assert.equal(cancellation.signal.aborted, false)
   const first = new Error('first')
   cancellation.cancel(first)
   cancellation.cancel(new Error('second'))
-  assert.equal(cancellation.cancelled, true)
-  assert.equal(cancellation.reason, first)
+  assert.equal(cancellation.signal.aborted, true)
+  assert.equal(cancellation.signal.reason, first)
   assert.deepEqual(seen, [first])
 })
 
-test('Cancellation: an unsubscribed listener is not called; subscribing after the cancel calls nothing', () => {
+test('invoke: many calls running at once on one cancellation (a batch) raise no listener-leak warning, and each is cancelled', async () => {
   const cancellation = new Cancellation()
-  let calls = 0
-  const unsubscribe = cancellation.subscribe(() => { calls++ })
-  unsubscribe()
-  cancellation.cancel('gone')
-  cancellation.subscribe(() => { calls++ })()
-  assert.equal(calls, 0)
-})
-
-test('Cancellation: with several listeners (a batch), each unsubscribes alone and the rest still run', () => {
-  const cancellation = new Cancellation()
-  const seen: string[] = []
-  const unsubscribers = ['a', 'b', 'c', 'd'].map((name) => cancellation.subscribe(() => seen.push(name)))
-  unsubscribers[0]()
-  unsubscribers[2]()
-  cancellation.subscribe(() => seen.push('e'))
-  unsubscribers[0]()
-  cancellation.cancel('gone')
-  assert.deepEqual(seen.sort(), ['b', 'd', 'e'])
+  const warnings: string[] = []
+  const onWarning = (warning: Error): void => { warnings.push(warning.message) }
+  process.on('warning', onWarning)
+  try {
+    const running = Array.from({ length: 25 }, () => invoke(callFor((_args, ctx) => new Promise<string>((resolve) => {
+      ctx.signal.addEventListener('abort', () => resolve('{}'), { once: true })
+    }), cancellation).call, neverNext))
+    await new Promise((resolve) => setImmediate(resolve))
+    cancellation.cancel(new Error('client went away'))
+    const results = await Promise.all(running)
+    assert.deepEqual(new Set(results.map((result) => result.status)), new Set(['cancelled']))
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.deepEqual(warnings.filter((message) => message.includes('listeners')), [])
+  } finally {
+    process.off('warning', onWarning)
+  }
 })
 
 test('invoke: a cancellation already cancelled answers cancelled without running the handler', async () => {
@@ -78,7 +76,7 @@ test('invoke: cancelling mid-call aborts the handler signal with the same reason
   assert.equal(seenReason, reason)
 })
 
-test('invoke: a call that finished unsubscribes, so a later cancel reaches no handler', async () => {
+test('invoke: a call that finished stops listening, so a later cancel reaches no handler', async () => {
   const cancellation = new Cancellation()
   let signal: AbortSignal | undefined
   const { call } = callFor((_args, ctx) => { signal = ctx.signal; return '{"ok":true}' }, cancellation)
@@ -88,7 +86,7 @@ test('invoke: a call that finished unsubscribes, so a later cancel reaches no ha
   assert.equal(signal?.aborted, false)
 })
 
-test('invoke: the handler context exposes a real signal and the call logger, built on first use', async () => {
+test('invoke: the handler context exposes a real signal and the call logger', async () => {
   let ctx: ToolContext | undefined
   const { call, lines } = callFor((_args, context) => { ctx = context; context.logger.info('from the handler'); return '{}' })
   await invoke(call, neverNext)

@@ -760,3 +760,20 @@ test('durationMs is the injected clock\'s elapsed time, rounded; a clock going b
   assert.equal((await dispatch({ name: 'tick', args: {} })).durationMs, 8)
   assert.equal((await dispatch({ name: 'back', args: {} })).durationMs, 0)
 })
+
+test('a call whose handler does not log builds no call logger at info; one that logs gets callId and tool bound', async () => {
+  const registry = new ToolRegistry()
+  const { logger, lines } = captureLogger('info')
+  let children = 0
+  // Counts the child loggers built from the base: a pino child per call costs tens of µs (bench/README.md).
+  const counting = Object.create(logger, { child: { value: (bindings: object) => { children++; return logger.child(bindings) } } }) as typeof logger
+  const dispatcher = new Dispatcher({ registry, availability: new AvailabilityChecker(), logger: counting })
+  registry.register({ name: 'quiet', toolset: 'testing', schema: { parameters: { type: 'object' } }, handler: (_args, ctx) => toolResult({ signal: ctx.signal.aborted }) })
+  registry.register({ name: 'chatty', toolset: 'testing', schema: { parameters: { type: 'object' } }, handler: (_args, ctx) => { ctx.logger.info('working'); return toolResult({}) } })
+  assert.equal((await dispatcher.dispatch({ name: 'quiet', args: {} })).status, 'ok')
+  assert.equal(children, 0)
+  await dispatcher.dispatch({ name: 'chatty', args: {}, callId: 'call_chatty' })
+  assert.equal(children, 1)
+  const line = lines().find((one) => one.msg === 'working')
+  assert.deepEqual([line?.callId, line?.tool], ['call_chatty', 'chatty'])
+})

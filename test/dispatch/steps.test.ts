@@ -7,7 +7,7 @@ import { ToolRegistry } from '../../src/registry/registry.ts'
 import type { RegisterOptions, ToolContext, ToolEntry } from '../../src/registry/types.ts'
 import { HookRegistry, type PostToolCallEvent, type PreToolCallEvent } from '../../src/dispatch/hooks.ts'
 import type { StepResult } from '../../src/dispatch/outcome.ts'
-import { afterOutput, compose, createCallState, entryOf, type CallState, type DispatchRequest, type Step } from '../../src/dispatch/pipeline.ts'
+import { compose, createCallState, entryOf, type CallState, type DispatchRequest, type Step } from '../../src/dispatch/pipeline.ts'
 import { coerceStep } from '../../src/dispatch/steps/coerce-arguments.ts'
 import { postHookStep, preHookStep, transformStep } from '../../src/dispatch/steps/hook-steps.ts'
 import { invokeStep, sanitizeError } from '../../src/dispatch/steps/invoke-handler.ts'
@@ -76,26 +76,11 @@ test('compose: the first step wraps the second; each sees what the inner ones an
   assert.deepEqual(order, ['a in', 'b in', 'answer', 'b out', 'a out'])
 })
 
-test('compose: a chain that runs out of steps fails, synchronously or through the promise of an async step', async () => {
-  const pass: Step = async (call, next) => next(call)
-  const passAtOnce: Step = (call, next) => next(call)
+test('compose: a chain that runs out of steps fails through its promise', async () => {
+  const pass: Step = async (call, next) => await next(call)
   const { call } = makeCall()
-  await assert.rejects(async () => compose([pass])(call), /dispatch pipeline ended without an answer/)
-  assert.throws(() => compose([passAtOnce])(call), /dispatch pipeline ended without an answer/)
-  assert.throws(() => compose([])(call), /ended without an answer/)
-})
-
-test('compose: steps that answer at once make the chain answer at once; one async step makes it a promise', async () => {
-  const double: Step = (call, next) => afterOutput(next(call), (result) => ({ ...result, content: result.content.repeat(2) }))
-  const atOnce: Step = () => ({ status: 'ok', content: 'x' })
-  const later: Step = async () => ({ status: 'ok', content: 'y' })
-  const { call } = makeCall()
-  const sync = compose([double, double, atOnce])(call)
-  assert.ok(!(sync instanceof Promise))
-  assert.deepEqual(sync, { status: 'ok', content: 'xxxx' })
-  const async = compose([double, double, later])(call)
-  assert.ok(async instanceof Promise)
-  assert.deepEqual(await async, { status: 'ok', content: 'yyyy' })
+  await assert.rejects(compose([pass])(call), /dispatch pipeline ended without an answer/)
+  await assert.rejects(compose([])(call), /ended without an answer/)
 })
 
 test('entryOf: throws before the lookup step, returns the entry after', () => {
@@ -144,6 +129,20 @@ test('lookup: a found, available tool is set on the call, the logger gains its n
   assert.equal(call.entry, entry)
   assert.equal(next.calls, 1)
   assert.deepEqual(lines().map((line) => [line.msg, line.callId, line.tool]), [['before the lookup', 'call_test', undefined], ['inside', 'call_test', 'probe']])
+})
+
+test('createCallState: a call that never logs builds no child logger; one that does gets it once, rebuilt only to add the tool', () => {
+  const { logger } = captureLogger('trace')
+  let children = 0
+  const counting = Object.create(logger, { child: { value: (bindings: object) => { children++; return logger.child(bindings) } } }) as typeof logger
+  const call = createCallState({ name: 'probe', args: {} }, 'call_test', 0, counting)
+  call.args = { a: 1 }
+  assert.equal(children, 0)
+  assert.equal(call.logger, call.logger)
+  assert.equal(children, 1)
+  call.entry = makeEntry()
+  assert.equal(call.logger, call.logger)
+  assert.equal(children, 2)
 })
 
 function baseOptions (): RegisterOptions {

@@ -2,8 +2,11 @@
 // and anywhere else (no scope, a closed scope, a second copy of the module) it is refused with an
 // error naming the tool and the module.
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
-import { fileURLToPath } from 'node:url'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test, type TestContext } from 'node:test'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import { registry, withRegistrationTarget } from '../../src/registry/scope.ts'
 import { fixtureTool } from '../helpers/tools.ts'
@@ -37,41 +40,44 @@ test('outside any scope, register throws naming the tool and the calling module'
   })
 })
 
-/** Runs `fn` in a timer scheduled now (so it keeps the current scope) and resolves with what it threw. */
-function thrownLater (fn: () => void): Promise<unknown> {
-  return new Promise((resolve) => setImmediate(() => {
-    try {
-      fn()
-      resolve(undefined)
-    } catch (err) {
-      resolve(err)
-    }
-  }))
+const scopeUrl = new URL('../../src/registry/scope.ts', import.meta.url).href
+
+/**
+ * A tool module in a temporary folder that registers `tool` in a timer, after its load is over, and
+ * keeps what that threw in globalThis.lateThrown; then throws itself when `fails`.
+ */
+async function lateModule (t: TestContext, tool: string, fails = false): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-scope-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const file = join(dir, `${tool}.mjs`)
+  await writeFile(file, `import { registry } from ${JSON.stringify(scopeUrl)}
+globalThis.lateThrown = new Promise((resolve) => setImmediate(() => {
+  try { registry.register({ name: ${JSON.stringify(tool)}, toolset: 'testing', schema: { parameters: { type: 'object' } }, handler: () => '{}' }); resolve(undefined) } catch (err) { resolve(err) }
+}))
+${fails ? "throw new Error('load failed')" : ''}
+`)
+  return file
 }
 
-test('after the load settles, a late registration is refused, reported to the scope, and lands nowhere', async () => {
+const store = globalThis as { lateThrown?: Promise<unknown> }
+
+test('after the load settles, a late registration is refused, reported to the scope of its module, and lands nowhere', async (t) => {
+  const file = await lateModule(t, 'too_late')
   const target = new ToolRegistry()
   const late: Error[] = []
-  let scheduled: Promise<unknown> | undefined
-  await withRegistrationTarget(target, async () => {
-    // The timer keeps the scope (AsyncLocalStorage follows it), but fires after the load is over.
-    scheduled = thrownLater(() => registry.register(fixtureTool('too_late')))
-  }, { module: '/srv/tools/slow.ts', onLate: (error) => late.push(error) })
-  const thrown = await scheduled as Error
+  await withRegistrationTarget(target, async () => await import(pathToFileURL(file).href), { module: file, onLate: (error) => late.push(error) })
+  const thrown = await store.lateThrown as Error
   assert.ok(thrown instanceof Error)
-  assert.match(thrown.message, /"too_late" in \/srv\/tools\/slow\.ts ran after that module finished loading/)
+  assert.ok(thrown.message.includes(`"too_late" in ${file} ran after that module finished loading`), thrown.message)
   assert.deepEqual(late, [thrown])
   assert.deepEqual(names(target), [])
 })
 
-test('a load that fails still closes its scope', async () => {
+test('a load that fails still closes its scope', async (t) => {
+  const file = await lateModule(t, 'after_failure', true)
   const target = new ToolRegistry()
-  let scheduled: Promise<unknown> | undefined
-  await assert.rejects(withRegistrationTarget(target, async () => {
-    scheduled = thrownLater(() => registry.register(fixtureTool('after_failure')))
-    throw new Error('load failed')
-  }), /load failed/)
-  assert.match((await scheduled as Error).message, /"after_failure" in .*scope\.test\.ts ran after that module finished loading/)
+  await assert.rejects(withRegistrationTarget(target, async () => await import(pathToFileURL(file).href), { module: file }), /load failed/)
+  assert.ok(((await store.lateThrown) as Error).message.includes(`"after_failure" in ${file} ran after that module finished loading`))
   assert.deepEqual(names(target), [])
 })
 

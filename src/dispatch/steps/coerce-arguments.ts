@@ -5,7 +5,7 @@ import { entryOf, type Step } from '../pipeline.ts'
 import { convertsValidStrings } from '../schema-types.ts'
 import { argumentsValid } from '../validate.ts'
 
-export const coerceStep: Step = function coerce (call, next) {
+export const coerceStep: Step = async function coerce (call, next) {
   const entry = entryOf(call)
   const { parameters } = entry.schema
   const trusted = entry.origin.kind !== 'mcp'
@@ -21,5 +21,5 @@ export const coerceStep: Step = function coerce (call, next) {
     const coerced = coerceArguments(call.args, parameters)
     if (argumentsValid(coerced, parameters, trusted)) call.args = coerced
   }
-  return next(call)
+  return await next(call)
 }

@@ -2,7 +2,7 @@
 // the observation of calls refused before any tool (unknown or unavailable), so that an audit log
 // or a policy sees every call. Pre hooks do not run for those: there is nothing left to veto.
 import type { HookRegistry } from '../hooks.ts'
-import { afterOutput, type CallState, type Step } from '../pipeline.ts'
+import type { CallState, Step } from '../pipeline.ts'
 import { CALL_STATUSES, failed, type CallStatus, type DispatchStatus, type StepResult } from '../outcome.ts'
 import { parseArguments } from './parse-arguments.ts'
 
@@ -16,13 +16,11 @@ function elapsed (call: CallState, now: () => number): number {
 
 /** pre_tool_call: the first valid block directive vetoes the call with the hook's message. */
 export function preHookStep (hooks: HookRegistry): Step {
-  return function preHooks (call, next) {
-    if (!hooks.has('pre_tool_call')) return next(call)
-    return hooks.runPre(baseEvent(call), call.logger).then((block) => {
-      if (block === undefined) return next(call)
-      call.logger.info({ owner: block.owner }, 'tool call blocked by a pre_tool_call hook')
-      return { ...failed('blocked', block.message), blockedBy: block.owner }
-    })
+  return async function preHooks (call, next) {
+    const block = hooks.has('pre_tool_call') ? await hooks.runPre(baseEvent(call), call.logger) : undefined
+    if (block === undefined) return await next(call)
+    call.logger.info({ owner: block.owner }, 'tool call blocked by a pre_tool_call hook')
+    return { ...failed('blocked', block.message), blockedBy: block.owner }
   }
 }
 
@@ -37,14 +35,12 @@ const OBSERVED: ReadonlySet<DispatchStatus> = new Set(CALL_STATUSES)
 
 /** post_tool_call: observes every call that reached the tool (status and duration included). */
 export function postHookStep (hooks: HookRegistry, now: () => number): Step {
-  return function postHooks (call, next) {
-    // Without hooks, no wrapping: each `then` is a promise hop on every call. A hook registered
-    // while a call runs sees the calls that start after it.
-    if (!hooks.has('post_tool_call')) return next(call)
-    return afterOutput(next(call), (result) => {
-      if (!OBSERVED.has(result.status)) return result
-      return hooks.runPost(postEvent(call, result, now), call.logger).then(() => result)
-    })
+  return async function postHooks (call, next) {
+    // Decided when the call starts: a hook registered while a call runs sees the calls that start after it.
+    const observed = hooks.has('post_tool_call')
+    const result = await next(call)
+    if (observed && OBSERVED.has(result.status)) await hooks.runPost(postEvent(call, result, now), call.logger)
+    return result
   }
 }
 
@@ -53,27 +49,25 @@ export function postHookStep (hooks: HookRegistry, now: () => number): Step {
  * toolsets) and unavailable. The arguments are read as far as they parse, for the audit trail.
  */
 export function refusedCallHookStep (hooks: HookRegistry, now: () => number): Step {
-  return function refusedCallHooks (call, next) {
-    if (!hooks.has('post_tool_call')) return next(call)
-    return afterOutput(next(call), (result) => {
-      if (OBSERVED.has(result.status)) return result
-      const parsed = parseArguments(call.request.args)
-      const args = 'args' in parsed ? parsed.args : {}
-      const event = { ...baseEvent(call), args, result: result.content, durationMs: elapsed(call, now), status: result.status }
-      return hooks.runPost(event, call.logger).then(() => result)
-    })
+  return async function refusedCallHooks (call, next) {
+    const observed = hooks.has('post_tool_call')
+    const result = await next(call)
+    if (!observed || OBSERVED.has(result.status)) return result
+    const parsed = parseArguments(call.request.args)
+    const args = 'args' in parsed ? parsed.args : {}
+    await hooks.runPost({ ...baseEvent(call), args, result: result.content, durationMs: elapsed(call, now), status: result.status }, call.logger)
+    return result
   }
 }
 
 /** transform_tool_result: the first string returned replaces what the handler produced. */
 export function transformStep (hooks: HookRegistry, now: () => number): Step {
-  return function transform (call, next) {
-    if (!hooks.has('transform_tool_result')) return next(call)
-    return afterOutput(next(call), (result) => {
-      if (result.status !== 'ok' && result.status !== 'error') return result
-      const status: CallStatus = result.status
-      return hooks.runTransform({ ...baseEvent(call), result: result.content, durationMs: elapsed(call, now), status }, call.logger)
-        .then((replaced) => replaced === undefined ? result : { ...result, content: replaced })
-    })
+  return async function transform (call, next) {
+    const transforming = hooks.has('transform_tool_result')
+    const result = await next(call)
+    if (!transforming || (result.status !== 'ok' && result.status !== 'error')) return result
+    const status: CallStatus = result.status
+    const replaced = await hooks.runTransform({ ...baseEvent(call), result: result.content, durationMs: elapsed(call, now), status }, call.logger)
+    return replaced === undefined ? result : { ...result, content: replaced }
   }
 }

@@ -10,9 +10,6 @@ import { pageOf } from '../../results/read.ts'
 import type { ResultStore } from '../../results/result-store.ts'
 import { entryOf, type CallState, type Step } from '../pipeline.ts'
 import { failed, type StepResult } from '../outcome.ts'
-import type { Cancellation } from '../cancellation.ts'
-import { Pending } from '../pending.ts'
-import { DeadlineTimer, type Deadline } from '../deadlines.ts'
 import { MAX_TIMER_MS } from '../../timers.ts'
 import { clipText } from '../error-text.ts'
 
@@ -24,8 +21,6 @@ export interface InvokeOptions {
   maxMediaBytes?: number
   /** Where cut results are kept, read through ctx.readResult (the read_result tool). */
   results?: ResultStore
-  /** The timer the deadlines share; default one of this step's own. */
-  deadlines?: DeadlineTimer
 }
 
 function typeName (value: unknown): string {
@@ -78,46 +73,38 @@ function withMedia (value: MediaResult, maxMediaBytes: number): StepResult {
   return media.length === 0 ? { status: 'ok', content } : { status: 'ok', content, media }
 }
 
-/**
- * One handler run, which is also the handler's ctx. It ends once, with the first of: the handler
- * settles, the deadline passes, the caller goes away. A class rather than closures and an object
- * of getters: this is the hot path of every call, and each allocation there shows under load.
- */
-class HandlerRun implements ToolContext {
+/** The handler's ctx: what it may know of its call, and how to report on it. */
+class HandlerContext implements ToolContext {
   readonly callId: string
   readonly sessionId: string | undefined
   readonly principal: string | undefined
+  readonly visible: ((tool: string) => boolean) | undefined
+  readonly progressWanted: boolean
+  readonly signal: AbortSignal
   readonly config: unknown
+  /** Set once the call has its answer: progress after that would describe a call already answered. */
+  ended = false
   readonly #call: CallState
-  readonly #entry: ToolEntry
-  readonly #timeoutMs: number
-  readonly #maxMediaBytes: number
-  readonly #answer: Pending
   readonly #results: ResultStore | undefined
-  #ended = false
-  #aborted = false
-  /** The call ended by its deadline (not by its caller): a late answer then is the tool's fault. */
-  #deadlinePassed = false
-  #abortReason: unknown = undefined
-  /** Built only when the handler reads ctx.signal: most handlers never do (bench/README.md). */
-  #controller: AbortController | undefined = undefined
-  #running: Promise<unknown> | undefined = undefined
-  #deadline: Deadline | undefined = undefined
-  #unsubscribe: (() => void) | undefined = undefined
-  #callerSignal: AbortSignal | undefined = undefined
-  #forwardCallerAbort: (() => void) | undefined = undefined
 
-  constructor (call: CallState, entry: ToolEntry, timeoutMs: number, options: InvokeOptions, answer: Pending) {
+  constructor (call: CallState, signal: AbortSignal, options: InvokeOptions) {
+    const { request } = call
     this.callId = call.callId
-    this.sessionId = call.request.sessionId
-    this.principal = call.request.principal
+    this.sessionId = request.sessionId
+    this.principal = request.principal
+    this.visible = request.visible
+    this.progressWanted = request.onProgress !== undefined
+    this.signal = signal
     this.config = options.config
     this.#call = call
-    this.#entry = entry
-    this.#timeoutMs = timeoutMs
-    this.#maxMediaBytes = options.maxMediaBytes ?? DEFAULT_MAX_MEDIA_BYTES
-    this.#answer = answer
     this.#results = options.results
+  }
+
+  /** Read through: the call's logger is built only if something logs (see createCallState). */
+  get logger (): Logger { return this.#call.logger }
+
+  reportProgress (update: ToolProgress): void {
+    if (!this.ended) this.#call.request.onProgress?.(update)
   }
 
   /** Only this caller's own results: the principal is the call's, not an argument a tool could forge. */
@@ -125,110 +112,70 @@ class HandlerRun implements ToolContext {
     const kept = this.#results?.get(this.principal, id)
     return kept === undefined ? undefined : pageOf(kept, offset, limit)
   }
+}
 
-  /** An abort that came before the handler read its signal still shows on it. */
-  get signal (): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController()
-      if (this.#aborted) this.#controller.abort(this.#abortReason)
-    }
-    return this.#controller.signal
+/**
+ * Runs the handler until the first of: it settles, the deadline passes, the caller's signal fires.
+ * On the last two the call is answered before the handler's signal is aborted, so that no reaction
+ * of the handler to its signal can win; what it answers later is discarded and logged.
+ */
+async function runHandler (call: CallState, entry: ToolEntry, timeoutMs: number, options: InvokeOptions): Promise<StepResult> {
+  const callerSignal = call.request.signal
+  const controller = new AbortController()
+  const stopped = Promise.withResolvers<StepResult>()
+  const ctx = new HandlerContext(call, controller.signal, options)
+  let deadlinePassed = false
+  const stop = (reason: unknown, result: StepResult): void => {
+    if (ctx.ended) return
+    ctx.ended = true
+    stopped.resolve(result)
+    controller.abort(reason)
   }
-
-  get logger (): Logger {
-    return this.#call.logger
+  const timer = setTimeout(() => {
+    const message = `Tool ${entry.name} timed out after ${timeoutMs} ms`
+    deadlinePassed = true
+    stop(new DOMException(message, 'TimeoutError'), failed('timeout', message))
+  }, timeoutMs)
+  const onCallerAbort = (): void => {
+    stop(callerSignal?.reason, failed('cancelled', `Tool ${entry.name} was cancelled: the caller went away or the gateway is shutting down`))
   }
-
-  get visible (): ((tool: string) => boolean) | undefined {
-    return this.#call.request.visible
-  }
-
-  get progressWanted (): boolean {
-    return this.#call.request.onProgress !== undefined
-  }
-
-  /** Passed on only while the call runs: a report after its end would describe a call already answered. */
-  reportProgress (update: ToolProgress): void {
-    if (this.#ended) return
-    this.#call.request.onProgress?.(update)
-  }
-
-  start (deadlines: DeadlineTimer, cancellation: Cancellation | undefined, callerSignal: AbortSignal | undefined): void {
-    this.#deadline = deadlines.schedule(this.#timeoutMs, () => this.#timedOut())
-    if (cancellation !== undefined) this.#unsubscribe = cancellation.subscribe((reason) => this.#cancelled(reason))
-    if (callerSignal !== undefined) {
-      this.#callerSignal = callerSignal
-      this.#forwardCallerAbort = () => this.#cancelled(callerSignal.reason)
-      callerSignal.addEventListener('abort', this.#forwardCallerAbort, { once: true })
-    }
-    let returned: unknown
-    try {
-      returned = this.#entry.handler(this.#call.args, this)
-    } catch (error) {
-      this.#end(thrown(this.#call, error))
-      return
-    }
-    const running = this.#running = Promise.resolve(returned)
-    if (this.#aborted) this.#reportLate(running)
-    else running.then((value) => this.#end(fromValue(this.#entry, value, this.#maxMediaBytes)), (error: unknown) => this.#end(thrown(this.#call, error)))
-  }
-
-  #end (result: StepResult): boolean {
-    if (this.#ended) return false
-    this.#ended = true
-    this.#deadline?.cancel()
-    this.#unsubscribe?.()
-    if (this.#forwardCallerAbort !== undefined) this.#callerSignal?.removeEventListener('abort', this.#forwardCallerAbort)
-    this.#answer.resolve(result)
-    return true
-  }
-
-  /** Ends the call before the handler's own abort listeners run, so no reaction of the handler can win. */
-  #abort (reason: unknown, result: StepResult): void {
-    if (!this.#end(result)) return
-    this.#aborted = true
-    this.#abortReason = reason
-    this.#controller?.abort(reason)
-    if (this.#running !== undefined) this.#reportLate(this.#running)
-  }
-
-  #timedOut (): void {
-    const message = `Tool ${this.#entry.name} timed out after ${this.#timeoutMs} ms`
-    this.#deadlinePassed = true
-    this.#abort(new DOMException(message, 'TimeoutError'), failed('timeout', message))
-  }
-
-  #cancelled (reason: unknown): void {
-    const message = `Tool ${this.#entry.name} was cancelled: the caller went away or the gateway is shutting down`
-    this.#abort(reason, failed('cancelled', message))
-  }
-
-  #reportLate (late: Promise<unknown>): void {
-    // A handler that outlives its deadline ignored its signal: a fault of the tool worth a warning.
-    // One that answers after its caller left is ordinary (the work was under way): debug only.
-    late.then(
-      () => {
-        if (this.#deadlinePassed) this.#call.logger.warn({ timeoutMs: this.#timeoutMs }, 'late tool result discarded: the call had already ended')
-        else this.#call.logger.debug('late tool result discarded: the call had been cancelled')
-      },
-      (err: unknown) => this.#call.logger.debug({ err }, 'tool failed after its call had ended')
-    )
+  callerSignal?.addEventListener('abort', onCallerAbort, { once: true })
+  // An async wrapper, so that a handler throwing before it returns a promise fails the same way.
+  const running = (async () => await entry.handler(call.args, ctx))()
+  const answered = running.then(
+    (value) => fromValue(entry, value, options.maxMediaBytes ?? DEFAULT_MAX_MEDIA_BYTES),
+    (error: unknown) => thrown(call, error))
+  try {
+    return await Promise.race([answered, stopped.promise])
+  } finally {
+    clearTimeout(timer)
+    callerSignal?.removeEventListener('abort', onCallerAbort)
+    if (ctx.ended) reportLate(call, running, deadlinePassed ? timeoutMs : undefined)
+    ctx.ended = true
   }
 }
 
+/**
+ * A handler that outlives its deadline ignored its signal: a fault of the tool worth a warning.
+ * One that answers after its caller left is ordinary (the work was under way): debug only.
+ */
+function reportLate (call: CallState, late: Promise<unknown>, timeoutMs: number | undefined): void {
+  late.then(
+    () => {
+      if (timeoutMs !== undefined) call.logger.warn({ timeoutMs }, 'late tool result discarded: the call had already ended')
+      else call.logger.debug('late tool result discarded: the call had been cancelled')
+    },
+    (err: unknown) => call.logger.debug({ err }, 'tool failed after its call had ended')
+  )
+}
+
 export function invokeStep (options: InvokeOptions): Step {
-  const deadlines = options.deadlines ?? new DeadlineTimer()
-  return function invoke (call) {
+  return async function invoke (call) {
     const entry = entryOf(call)
-    const callerSignal = call.request.signal
-    const cancellation = call.request.cancellation
-    if (callerSignal?.aborted || cancellation?.cancelled) {
+    if (call.request.signal?.aborted === true) {
       return failed('cancelled', 'The call was cancelled before it started')
     }
-    const timeoutMs = Math.min(options.timeoutOf(call), MAX_TIMER_MS)
-    const answer = new Pending()
-    new HandlerRun(call, entry, timeoutMs, options, answer).start(deadlines, cancellation, callerSignal)
-    return answer
+    return await runHandler(call, entry, Math.min(options.timeoutOf(call), MAX_TIMER_MS), options)
   }
 }
 

@@ -25,9 +25,9 @@ export function parseArguments (raw: unknown): { args: Record<string, unknown> }
   return { args: value }
 }
 
-export const parseStep: Step = function parse (call, next) {
+export const parseStep: Step = async function parse (call, next) {
   const parsed = parseArguments(call.request.args)
   if ('error' in parsed) return failed('invalid', parsed.error)
   call.args = parsed.args
-  return next(call)
+  return await next(call)
 }

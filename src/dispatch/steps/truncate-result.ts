@@ -4,7 +4,7 @@
 // may call it; else GET /results/:id, for the agent's own code). A result with media is kept
 // whether cut or not, so that every answer can say where its images and sounds are fetched.
 import type { ResultStore } from '../../results/result-store.ts'
-import { afterOutput, entryOf, type CallState, type Step } from '../pipeline.ts'
+import { entryOf, type CallState, type Step } from '../pipeline.ts'
 import type { StepResult } from '../outcome.ts'
 import { mediaNote } from '../media.ts'
 import { truncateResult, type KeptAs } from '../truncate.ts'
@@ -47,7 +47,7 @@ export function truncateStep (maxChars: (call: Parameters<Step>[0]) => number, k
     call.logger.debug({ tool: entryOf(call).name, originalLength: cut.originalLength, kept: kept !== undefined }, 'result truncated')
     return { ...result, content: cut.content, truncated: true, originalLength: cut.originalLength, resultId: kept?.id }
   }
-  return function truncate (call, next) {
-    return afterOutput(next(call), (result) => cap(call, result))
+  return async function truncate (call, next) {
+    return cap(call, await next(call))
   }
 }

@@ -3,7 +3,7 @@ import { failed } from '../outcome.ts'
 import { entryOf, type Step } from '../pipeline.ts'
 import { validateArguments } from '../validate.ts'
 
-export const validateStep: Step = function validate (call, next) {
+export const validateStep: Step = async function validate (call, next) {
   const entry = entryOf(call)
   const result = validateArguments(call.args, entry.schema.parameters, entry.origin.kind !== 'mcp')
   if (!result.valid && result.schemaBroken) {
@@ -13,5 +13,5 @@ export const validateStep: Step = function validate (call, next) {
   if (!result.valid) {
     return failed('invalid', `${result.message} (tool ${entry.name})`)
   }
-  return next(call)
+  return await next(call)
 }
