@@ -31,7 +31,8 @@ async function runRounds (scenarios: readonly Scenario[], totals: Map<string, To
       const key = keyOf(scenario)
       let total = totals.get(key)
       if (total === undefined) totals.set(key, total = newTotals())
-      process.stderr.write(`bench: trial ${trial + 1}/${TRIALS}, round ${round + 1}/${ROUNDS}, ${key}: ${round === 0 ? `${WARMUP_S} s warm-up, ` : ''}${seconds.toFixed(2)} s\n`)
+      const measured = Math.max(seconds, scenario.slow?.minRoundSeconds ?? 0)
+      process.stderr.write(`bench: trial ${trial + 1}/${TRIALS}, round ${round + 1}/${ROUNDS}, ${key}: ${round === 0 ? `${WARMUP_S} s warm-up, ` : ''}${measured.toFixed(2)} s\n`)
       await measureRound(scenario, seconds, round === 0, total)
     }
   }

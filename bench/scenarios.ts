@@ -24,7 +24,7 @@ interface CallPair { pair: string, group: ScenarioGroup, tool: string, args: Rec
 
 // A search reads about 360 files before its page of 50 is full: tenths of a second each, so 32 at once
 // would outlast a round. Fewer connections keep the server as busy with answers inside each round.
-const SEARCH_LOAD = { connections: 4, minRoundSeconds: 3 }
+const SEARCH_LOAD = { connections: 4, minRoundSeconds: 2 }
 
 const CALLS: CallPair[] = [
   { pair: 'read-small', group: 'read', tool: 'read_file', args: { path: SMALL_FILE }, what: 'read_file of a 3-line file', pollHealth: true },

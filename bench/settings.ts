@@ -10,7 +10,7 @@ function positiveNumber (name: string, fallback: number): number {
 
 /** Measured seconds per scenario and side, split over the trials and rounds. */
 export const DURATION_S = positiveNumber('BENCH_DURATION', 10)
-export const WARMUP_S = positiveNumber('BENCH_WARMUP', 2)
+export const WARMUP_S = positiveNumber('BENCH_WARMUP', 1.5)
 // Short alternating rounds pair each gateway measurement with a floor taken seconds before it:
 // on a shared machine the load drifts, and a ratio of two measurements far apart carries that drift.
 export const ROUNDS = Math.floor(positiveNumber('BENCH_ROUNDS', 3))
