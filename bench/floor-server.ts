@@ -111,6 +111,9 @@ function batchRoute (app: FastifyInstance, work: Record<string, Work>): void {
 async function floorApp (spec: FloorSpec): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: pino({ level: logLevel }) as FastifyBaseLogger, ajv })
   batchRoute(app, toolRoutes(app, spec.workspace))
+  // The gateway's liveness answer, polled on both sides during the read_file loads: the floor's
+  // latency tells what the machine and the bench process add, the gateway's what its work adds.
+  app.get('/healthz', async () => ({ status: 'ok' }))
   for (const { file, contentType, method, url } of spec.statics) {
     const body = await readFile(file)
     app.route({ method, url, handler: async (_request, reply) => reply.type(contentType).send(body) })

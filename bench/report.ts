@@ -56,6 +56,16 @@ function pairTable (report: Report): string[] {
   return lines
 }
 
+/** GET /healthz under each read_file load: the gateway's against the target, the floor's as the machine's share. */
+function healthLines (results: readonly Measured[]): string[] {
+  const shown = (h: NonNullable<Measured['health']>): string => `p99 ${h.p99Ms} ms, max ${h.maxMs} ms (${h.polls} polls, ${h.failures} failed)`
+  return results.filter((r) => r.side === 'gateway' && r.health !== undefined).flatMap((gateway) => {
+    const h = gateway.health as NonNullable<Measured['health']>
+    const floor = results.find((r) => r.pair === gateway.pair && r.side === 'floor')?.health
+    return ['', `GET /healthz every 100 ms during the ${gateway.pair} load: gateway ${shown(h)}${floor === undefined ? '' : `; floor under its own load ${shown(floor)}`}; target gateway max < ${TARGETS.healthMaxMs} ms ${flag(h.failures === 0 && h.maxMs < TARGETS.healthMaxMs)}.`]
+  })
+}
+
 function otherTables (report: Report): string[] {
   const lines: string[] = []
   if (report.memory.length > 0) {
@@ -74,10 +84,7 @@ function otherTables (report: Report): string[] {
       lines.push(`| ${s.kind}: ${s.command} | ${num(s.medianReadyMs)} | ${s.readyMs.join(' ')} | ${s.medianRssMB} | ${target} ${flag(s.medianReadyMs < limit)} |`)
     }
   }
-  for (const r of report.results.filter((result) => result.health !== undefined)) {
-    const h = r.health as NonNullable<Measured['health']>
-    lines.push('', `GET /healthz every 100 ms during ${r.pair} (gateway): ${h.polls} polls, p99 ${h.p99Ms} ms, max ${h.maxMs} ms, ${h.failures} failed; target max < ${TARGETS.healthMaxMs} ms ${flag(h.failures === 0 && h.maxMs < TARGETS.healthMaxMs)}.`)
-  }
+  lines.push(...healthLines(report.results))
   lines.push('', report.failures.length === 0 ? 'Error responses: none in any scenario.' : `**Error responses**: ${report.failures.join('; ')}.`)
   const logged = Object.entries(report.gatewayLog)
   lines.push('', logged.length === 0 ? `Gateway log lines at ${LOG_LEVEL} and above: none.` : `Gateway log lines at ${LOG_LEVEL} and above, all gateways of the run: ${logged.map(([line, count]) => `${count} × "${line}"`).join('; ')}.`)

@@ -42,7 +42,7 @@ const BATCH_BODY = {
 function pairOf (pair: string, what: string, gateway: Target, floor: Target, requests: { gateway: Scenario['options'], floor: Scenario['options'] }, extra: Pick<Scenario, 'pollHealth' | 'slow'> = {}): Scenario[] {
   const { slow, pollHealth } = extra
   return [
-    { pair, side: 'floor', description: `floor: ${what}`, server: floor, options: requests.floor, expectedStatus: 200, slow },
+    { pair, side: 'floor', description: `floor: ${what}`, server: floor, options: requests.floor, expectedStatus: 200, pollHealth, slow },
     { pair, side: 'gateway', description: `gateway: ${what}`, server: gateway, options: requests.gateway, expectedStatus: 200, pollHealth, slow }
   ]
 }
