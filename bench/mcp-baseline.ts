@@ -5,8 +5,7 @@
 // as the one Server-Sent Event the gateway's transport sends, with the same headers.
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import pino from 'pino'
+import type { FastifyInstance } from 'fastify'
 import { toolResult } from '../src/registry/tool-result.ts'
 
 /** The session id the benchmark's client sends to this server (the gateway makes its own). */
@@ -53,8 +52,8 @@ function readFileResult (path: string, text: string): string {
   })
 }
 
-export function mcpBaselineApp (workspace: string, logLevel: string, ajv: FastifyServerOptions['ajv']): FastifyInstance {
-  const app = Fastify({ loggerInstance: pino({ level: logLevel }) as FastifyBaseLogger, ajv })
+/** Adds POST /mcp, the floor of MCP tools/call read_file, to the floor server. */
+export function addMcpBaseline (app: FastifyInstance, workspace: string): void {
   app.post<{ Body: CallBody }>('/mcp', { schema: { body: callBodySchema } }, async (request, reply) => {
     if (request.headers['mcp-session-id'] !== BASELINE_SESSION_ID) return await reply.code(404).send()
     const { path } = request.body.params.arguments
@@ -68,5 +67,4 @@ export function mcpBaselineApp (workspace: string, logLevel: string, ajv: Fastif
       .type('text/event-stream')
       .send(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
   })
-  return app
 }

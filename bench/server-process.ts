@@ -1,34 +1,37 @@
-// The benchmark's servers as child processes: compiled to JavaScript first, each forked alone,
-// asked over IPC for its port and its CPU time, stopped, and never left behind by a failed run.
+// The benchmark's servers, compiled to JavaScript first: the gateway with `npm run build`'s
+// tsconfig.build.json into dist/ (the real entry, dist/src/server.js, as the container runs it) and
+// the floor with tsconfig.bench.json into dist/bench; the floor forked alone, asked for its port over
+// IPC, stopped, and never left behind by a failed run.
 import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { FloorSpec } from './floor-server.ts'
+import { PROJECT_DIR } from './gateway-process.ts'
 import { LOG_LEVEL, PROFILE_DIR } from './settings.ts'
 
-const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url))
-const SERVER_SCRIPT = fileURLToPath(new URL('../dist/bench/bench/servers.js', import.meta.url))
+const FLOOR_SCRIPT = fileURLToPath(new URL('../dist/bench/bench/floor-server.js', import.meta.url))
 
-export interface Server { url: string, child: ChildProcess }
+export interface Server { url: string, pid: number, child: ChildProcess, label: string }
 
 // A failed run must not leave a server behind holding our stderr open.
 const running = new Set<ChildProcess>()
 process.on('exit', () => { for (const child of running) child.kill() })
 
-/** Compiles the servers and the gateway they load into dist/bench. */
+/** Compiles the gateway (`npm run build`) and the floor server. */
 export function compileServers (): void {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.bench.json'], { cwd: PROJECT_DIR, stdio: 'inherit' })
+  for (const project of ['tsconfig.build.json', 'tsconfig.bench.json']) {
+    execFileSync(process.execPath, [tsc, '-p', project], { cwd: PROJECT_DIR, stdio: 'inherit' })
+  }
 }
 
-export async function startServer (scenario: string, extra: string[] = []): Promise<Server> {
-  const execArgv: string[] = []
-  // One folder per scenario, so that each server's profile is found by its name.
-  if (PROFILE_DIR !== undefined) execArgv.push('--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${join(PROFILE_DIR, scenario)}`)
-  const child = fork(SERVER_SCRIPT, [scenario, ...extra], {
+export async function startFloor (spec: FloorSpec): Promise<Server> {
+  const label = 'floor'
+  const execArgv = PROFILE_DIR === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${join(PROFILE_DIR, label)}`]
+  const child = fork(FLOOR_SCRIPT, [JSON.stringify(spec)], {
     execArgv,
     env: { ...process.env, LOG_LEVEL },
-    // Not a TTY: the gateway logs JSON lines as in production, never through pino-pretty.
     stdio: ['ignore', 'pipe', 'inherit', 'ipc']
   })
   running.add(child)
@@ -36,27 +39,14 @@ export async function startServer (scenario: string, extra: string[] = []): Prom
   child.stdout?.pipe(process.stderr)
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message) => resolve((message as { port: number }).port))
-    child.once('exit', (code) => reject(new Error(`server ${scenario} exited with code ${code} before listening`)))
+    child.once('exit', (code) => reject(new Error(`the floor server exited with code ${code} before listening`)))
   })
-  return { url: `http://127.0.0.1:${port}`, child }
+  if (child.pid === undefined) throw new Error('the floor server has no process id')
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, child, label }
 }
 
-/** The server's CPU time so far (user + system), in µs. */
-export async function serverCpu (server: Server): Promise<number> {
-  const reply = new Promise<number>((resolve) => {
-    const onMessage = (message: unknown): void => {
-      const cpu = (message as { cpu?: NodeJS.CpuUsage }).cpu
-      if (cpu === undefined) return
-      server.child.off('message', onMessage)
-      resolve(cpu.user + cpu.system)
-    }
-    server.child.on('message', onMessage)
-  })
-  server.child.send('cpu')
-  return reply
-}
-
-export async function stopServer (server: Server): Promise<void> {
+export async function stopFloor (server: Server): Promise<void> {
+  if (server.child.exitCode !== null) return
   const exited = new Promise<void>((resolve) => server.child.once('exit', () => resolve()))
   server.child.send('stop')
   await exited

@@ -1,70 +1,91 @@
-// One trial's servers, started afresh: each is probed once to fail loudly when it does not answer
-// what the scenarios expect, and the scenarios of the selected groups are built on them.
+// One trial's servers, started afresh one after the other (so no start-up competes with another):
+// the gateway with its built-in tools (plus the echo tool), the gateway with 1 000 more tools when a
+// group needs it, then the floor, given the gateway's /definitions bytes to serve. Each server's RSS
+// is read once it settled after start; the scenarios of the selected groups are built and probed.
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Scenario } from './measure.ts'
-import { readFileScenarios, toolsListScenarios } from './mcp-trial.ts'
-import type { Server } from './server-process.ts'
-import type { ScenarioGroup } from './settings.ts'
-import { DEFINITION_TOOLS, probe, TrialServers, type Sizes } from './trial-servers.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { FloorSpec } from './floor-server.ts'
+import type { Fixtures } from './fixtures.ts'
+import { startGateway, stopGateway, type Gateway } from './gateway-process.ts'
+import type { Scenario, Target } from './measure.ts'
+import { readFileScenarios, toolsListScenarios, type McpStatic } from './mcp-trial.ts'
+import { rssBytes } from './proc.ts'
+import { definitionsPair, dispatchScenarios, fetchDefinitions, type Sizes, type StaticBytes } from './scenarios.ts'
+import { startFloor, stopFloor, type Server } from './server-process.ts'
+import { SETTLE_MS, type ScenarioGroup } from './settings.ts'
 
-const ECHO_BODY = JSON.stringify({ text: 'hello from the benchmark' })
-
-export interface Trial { scenarios: Scenario[], servers: Server[], sizes: Sizes }
-
-/** (a) bare Fastify echo and (b) the gateway's dispatch of an echo tool. */
-async function echoScenarios (servers: TrialServers): Promise<Scenario[]> {
-  const post = { method: 'POST', headers: { 'content-type': 'application/json' }, body: ECHO_BODY }
-  const bare = await servers.get('bare')
-  const dispatch = await servers.get('gateway-dispatch')
-  await probe(`${bare.url}/echo`, post, 200)
-  const envelope = await (await probe(`${dispatch.url}/dispatch/echo`, post, 200)).json() as { ok: boolean }
-  if (envelope.ok !== true) throw new Error(`echo did not succeed: ${JSON.stringify(envelope)}`)
-  return [
-    { key: 'a', description: 'bare Fastify: POST /echo, same body schema, envelope-sized response', server: bare, options: { url: `${bare.url}/echo`, ...post }, expectedStatus: 200 },
-    { key: 'b', description: 'gateway: POST /dispatch/echo, whole pipeline', server: dispatch, options: { url: `${dispatch.url}/dispatch/echo`, ...post }, expectedStatus: 200 }
-  ]
+export interface Trial {
+  scenarios: Scenario[]
+  /** Every server of the trial, by label, with its RSS once settled after start. */
+  servers: Array<{ target: Target, rssAfterStart: number }>
+  sizes: Sizes
+  stop: () => Promise<void>
 }
 
-/** (c) GET /definitions of 500 tools, (c') its 304, and (c0) a static route of the same bytes. */
-async function definitionsScenarios (servers: TrialServers, sizes: Sizes): Promise<Scenario[]> {
-  const definitions = await servers.get('gateway-definitions')
-  const fresh = await probe(`${definitions.url}/definitions`, {}, 200)
-  const etag = fresh.headers.get('etag') ?? ''
-  const contentType = fresh.headers.get('content-type') ?? ''
-  const bytes = await fresh.text()
-  sizes.definitionsBytes = Buffer.byteLength(bytes)
-  if ((JSON.parse(bytes) as unknown[]).length !== DEFINITION_TOOLS || etag === '') {
-    throw new Error(`GET /definitions did not answer ${DEFINITION_TOOLS} tools with an ETag`)
-  }
-  await probe(`${definitions.url}/definitions`, { headers: { 'if-none-match': etag } }, 304)
+const LOAD_GROUPS: readonly ScenarioGroup[] = ['read', 'write', 'search', 'echo', 'batch', 'definitions', 'mcp-call', 'mcp-list']
 
-  // The floor for (c): a static route serving exactly those bytes, with the same content type.
-  const file = join(servers.scratch, 'definitions.json')
-  await writeFile(file, bytes)
-  const staticServer = await servers.get('static', [file, contentType, 'GET', '/definitions'])
-  const same = await probe(`${staticServer.url}/definitions`, {}, 200)
-  if (await same.text() !== bytes || same.headers.get('content-type') !== contentType) throw new Error('the static route does not serve the same bytes')
-  return [
-    { key: 'c0', description: `bare Fastify: static route, the same ${sizes.definitionsBytes} bytes`, server: staticServer, options: { url: `${staticServer.url}/definitions` }, expectedStatus: 200 },
-    { key: 'c', description: `gateway: GET /definitions, ${DEFINITION_TOOLS} tools`, server: definitions, options: { url: `${definitions.url}/definitions` }, expectedStatus: 200 },
-    { key: "c'", description: 'gateway: GET /definitions with If-None-Match (304)', server: definitions, options: { url: `${definitions.url}/definitions`, headers: { 'if-none-match': etag } }, expectedStatus: 304 }
-  ]
+/** Whether the trial has anything to load (the startup group alone has not). */
+export const hasLoad = (groups: readonly ScenarioGroup[]): boolean => groups.some((group) => LOAD_GROUPS.includes(group))
+
+async function settled (target: Target): Promise<{ target: Target, rssAfterStart: number }> {
+  await sleep(SETTLE_MS)
+  return { target, rssAfterStart: await rssBytes(target.pid) }
+}
+
+async function staticFile (scratch: string, bytes: StaticBytes | McpStatic): Promise<FloorSpec['statics'][number]> {
+  const file = join(scratch, `${bytes.pair}.static`)
+  await writeFile(file, bytes.bytes)
+  return { file, contentType: bytes.contentType, method: 'method' in bytes ? bytes.method : 'GET', url: bytes.url }
+}
+
+interface Started { gateways: Gateway[], floor?: Server }
+
+async function buildScenarios (groups: readonly ScenarioGroup[], fixtures: Fixtures, scratch: string, started: Started, trial: Trial): Promise<void> {
+  const [builtins, many] = started.gateways
+  const definitions: StaticBytes[] = []
+  const mcp: McpStatic[] = []
+  if (groups.includes('definitions')) {
+    definitions.push(await fetchDefinitions('definitions-builtins', builtins, '/definitions-builtins'))
+    definitions.push(await fetchDefinitions('definitions-1000', many, '/definitions-1000'))
+  }
+  const mcpList = groups.includes('mcp-list') ? await toolsListScenarios(many, trial.sizes) : undefined
+  if (mcpList !== undefined) mcp.push(mcpList.bytes)
+  const statics = await Promise.all([...definitions, ...mcp].map(async (bytes) => await staticFile(scratch, bytes)))
+  started.floor = await startFloor({ workspace: fixtures.workspace, statics, mcp: groups.includes('mcp-call') })
+  trial.servers.push(await settled(started.floor))
+  const floor = started.floor
+  trial.scenarios.push(...await dispatchScenarios(groups, builtins, floor, trial.sizes))
+  for (const bytes of definitions) trial.scenarios.push(...await definitionsPair(bytes, bytes.pair.endsWith('1000') ? many : builtins, floor, trial.sizes))
+  if (groups.includes('mcp-call')) trial.scenarios.push(...await readFileScenarios(fixtures.workspace, builtins, floor, trial.sizes))
+  if (mcpList !== undefined) trial.scenarios.push(...await mcpList.scenarios(floor))
 }
 
 /** Starts the servers of the selected groups afresh, checks each answers what we think, and builds the scenarios. */
-export async function startTrial (scratch: string, groups: readonly ScenarioGroup[]): Promise<Trial> {
-  const servers = new TrialServers(scratch)
-  const sizes: Sizes = {}
+export async function startTrial (scratch: string, fixtures: Fixtures, groups: readonly ScenarioGroup[]): Promise<Trial> {
+  const started: Started = { gateways: [] }
+  const trial: Trial = {
+    scenarios: [],
+    servers: [],
+    sizes: {},
+    stop: async () => {
+      for (const gateway of started.gateways) await stopGateway(gateway)
+      if (started.floor !== undefined) await stopFloor(started.floor)
+    }
+  }
   try {
-    const scenarios: Scenario[] = []
-    if (groups.includes('echo')) scenarios.push(...await echoScenarios(servers))
-    if (groups.includes('definitions')) scenarios.push(...await definitionsScenarios(servers, sizes))
-    if (groups.includes('mcp-call')) scenarios.push(...await readFileScenarios(servers, sizes))
-    if (groups.includes('mcp-list')) scenarios.push(...await toolsListScenarios(servers, sizes))
-    return { scenarios, servers: await servers.all(), sizes }
+    const builtins = await startGateway({ label: 'gateway-builtins', workspace: fixtures.workspace, extraToolsDir: fixtures.echoTools, cwd: scratch })
+    started.gateways.push(builtins)
+    trial.servers.push(await settled(builtins))
+    if (groups.includes('definitions') || groups.includes('mcp-list')) {
+      const many = await startGateway({ label: 'gateway-1000-tools', workspace: fixtures.workspace, extraToolsDir: fixtures.manyTools, cwd: scratch })
+      started.gateways.push(many)
+      trial.servers.push(await settled(many))
+    }
+    await buildScenarios(groups, fixtures, scratch, started, trial)
+    return trial
   } catch (err) {
-    await servers.stopAll()
+    await trial.stop()
     throw err
   }
 }
