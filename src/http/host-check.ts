@@ -3,11 +3,11 @@
 // gateway on the user's machine; the one thing it cannot change is the Host header, which names the
 // page's domain. So a gateway listening on loopback answers only requests addressed to a loopback
 // name, and an operator can name the hosts of any other gateway (http.allowedHosts).
-import { localhostAllowedHostnames, validateHostHeader } from '@modelcontextprotocol/server'
 import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../config/schema.ts'
 import { isLoopback } from '../config/protected-mode.ts'
 import { HostNotAllowedError } from '../errors.ts'
+import { checkHostHeader, LOOPBACK_HOSTNAMES } from './host-names.ts'
 
 /** Host names requests must address, or undefined when any is accepted. */
 export function allowedHostnames (config: Pick<GatewayConfig, 'host' | 'http'>): string[] | undefined {
@@ -16,7 +16,7 @@ export function allowedHostnames (config: Pick<GatewayConfig, 'host' | 'http'>):
   if (configured.length > 0) return configured.map((host) => host.toLowerCase())
   if (!isLoopback(config.host)) return undefined
   const own = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host
-  return [...new Set([...localhostAllowedHostnames(), own.toLowerCase()])]
+  return [...new Set([...LOOPBACK_HOSTNAMES, own.toLowerCase()])]
 }
 
 export default fp<{ config: GatewayConfig }>(async function hostCheck (app, { config }) {
@@ -27,7 +27,7 @@ export default fp<{ config: GatewayConfig }>(async function hostCheck (app, { co
   app.addHook('onRequest', async (request) => {
     const host = request.headers.host ?? ''
     if (accepted.has(host)) return
-    const verdict = validateHostHeader(host, allowed)
+    const verdict = checkHostHeader(host, allowed)
     if (verdict.ok) {
       if (accepted.size < 64) accepted.add(host)
       return
