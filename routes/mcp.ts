@@ -1,13 +1,14 @@
 // /mcp: the gateway's tools for MCP clients over Streamable HTTP (POST messages, GET the session's
 // notification stream, DELETE to end a session). Authentication, rate limits, key scope, body limit
 // and draining run before it as for every route; here only the Origin check (DNS rebinding) is added.
-// The protocol lives in src/mcp-server/.
+// The protocol lives in src/mcp-server/; it and the MCP SDK load on the first request that gets
+// past the edge's checks, so a gateway nobody reaches over MCP never pays for them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { OriginNotAllowedError } from '../src/errors.ts'
 import { commaList, selectionList } from '../src/http/query.ts'
 import { ToolsetList } from '../src/http/schemas.ts'
-import { McpEndpoint } from '../src/mcp-server/endpoint.ts'
+import type { McpEndpoint } from '../src/mcp-server/endpoint.ts'
 import { originPolicy } from '../src/mcp-server/origin.ts'
 
 const Query = Type.Object({
@@ -16,10 +17,14 @@ const Query = Type.Object({
 }, { additionalProperties: false })
 
 const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const endpoint = new McpEndpoint(app)
+  let endpoint: Promise<McpEndpoint> | undefined
+  const endpointOf = (): Promise<McpEndpoint> => {
+    endpoint ??= import('../src/mcp-server/endpoint.ts').then(({ McpEndpoint }) => new McpEndpoint(app))
+    return endpoint
+  }
   const originAllowed = originPolicy(app.gateway.config.mcp.allowedOrigins, app.gateway.config.host)
   // Before the server stops listening: open notification streams would otherwise hold it open.
-  app.addHook('preClose', async () => { await endpoint.close() })
+  app.addHook('preClose', async () => { await (await endpoint)?.close() })
 
   app.route({
     method: ['GET', 'POST', 'DELETE'],
@@ -43,7 +48,7 @@ const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     preHandler: async (request) => {
       request.scope.select(selectionList(request.query.toolsets, 'toolsets'), commaList(request.query.disabled))
     },
-    handler: async (request, reply) => await reply.send(await endpoint.handle(request, reply))
+    handler: async (request, reply) => await reply.send(await (await endpointOf()).handle(request, reply))
   })
 }
 

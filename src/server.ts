@@ -9,7 +9,6 @@ import { loadConfig } from './config/load.ts'
 import { assertProtectedMode } from './config/protected-mode.ts'
 import type { GatewayConfig } from './config/schema.ts'
 import { createLogger } from './logger.ts'
-import { claimStdout, runStdio } from './mcp-server/stdio-process.ts'
 import { drainAndClose } from './shutdown.ts'
 
 function cannotStart (err: unknown): never {
@@ -51,8 +50,10 @@ async function main (): Promise<void> {
     process.stdout.write(`${USAGE}\n`)
     return
   }
-  // Before anything loads that could print: from here on stdout carries JSON-RPC only.
-  const protocolOut = command.mode === 'stdio' ? claimStdout() : undefined
+  // The MCP server SDK behind --stdio loads only in that mode. Then, before anything loads that
+  // could print: from here on stdout carries JSON-RPC only.
+  const stdio = command.mode === 'stdio' ? await import('./mcp-server/stdio-process.ts') : undefined
+  const protocolOut = stdio?.claimStdout()
   let config
   try {
     config = await loadConfig()
@@ -61,7 +62,7 @@ async function main (): Promise<void> {
   } catch (err) {
     cannotStart(err)
   }
-  if (command.mode === 'stdio') await runStdio(config, command, protocolOut!)
+  if (command.mode === 'stdio') await stdio!.runStdio(config, command, protocolOut!)
   else await serveHttp(config)
 }
 

@@ -145,3 +145,24 @@ test('GET /documentation serves Swagger UI and /documentation/json the same docu
   assert.match(String(json.headers['content-type']), /^application\/json/)
   assert.deepEqual(json.json(), await fresh)
 })
+
+test('Swagger UI, built on the first page, serves its assets with their caching headers, and the YAML document', async (t) => {
+  const { app } = await buildTestApp(t)
+  const bundle = await app.inject({ method: 'GET', url: '/documentation/static/swagger-ui-bundle.js' })
+  assert.equal(bundle.statusCode, 200)
+  assert.match(String(bundle.headers['content-type']), /javascript/)
+  assert.equal(Number(bundle.headers['content-length']), bundle.rawPayload.length)
+  const etag = bundle.headers.etag
+  assert.ok(typeof etag === 'string' && etag.length > 0, 'the asset has an ETag')
+  const again = await app.inject({ method: 'GET', url: '/documentation/static/swagger-ui-bundle.js', headers: { 'if-none-match': etag } })
+  assert.equal(again.statusCode, 304)
+  const missing = await app.inject({ method: 'GET', url: '/documentation/static/no-such-file.js' })
+  assert.equal(missing.statusCode, 404)
+  const initializer = await app.inject({ method: 'GET', url: '/documentation/static/swagger-initializer.js' })
+  assert.match(initializer.body, /resolveUrl\('\.\/json'\)/, 'the page reads the document this app serves, /documentation/json')
+
+  const yaml = await app.inject({ method: 'GET', url: '/documentation/yaml' })
+  assert.equal(yaml.statusCode, 200)
+  assert.match(String(yaml.headers['content-type']), /^application\/x-yaml/)
+  assert.match(yaml.body, /^openapi: 3\.0\.3$/m)
+})

@@ -1,12 +1,12 @@
 // Fault-tolerant discovery of tool modules: import every module under the tool folders (the
 // built-in one, then the operator's own) that self-registers at its top level, into the registry
 // of the app being built; a broken module is logged and skipped so the gateway still starts.
-import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { Logger } from 'pino'
 import type { ToolRegistry } from '../registry/registry.ts'
 import { messageOf } from '../objects.ts'
-import { listModuleFiles, registersAtTopLevel } from './find-tool-modules.ts'
+import { analyseHere, analyseInChild, type ModuleVerdict } from './analyse-modules.ts'
+import { listModuleFiles } from './find-tool-modules.ts'
 import { importToolModule } from './import-module.ts'
 import { installRegistrySpecifier } from './registry-specifier.ts'
 
@@ -37,19 +37,44 @@ function isMissing (err: unknown): boolean {
 }
 
 /** Whether the module's top level calls `registry.register(...)`; a module that cannot be read or parsed is skipped. */
-async function selfRegisters (file: string, report: DiscoveryReport, logger: DiscoveryLogger): Promise<boolean> {
-  try {
-    const analysis = registersAtTopLevel(file, await readFile(file, 'utf8'))
-    if (analysis.parseErrors.length > 0) throw new SyntaxError(analysis.parseErrors.join('; '))
-    if (!analysis.registers) {
-      logger.debug({ file }, 'tool discovery: no top-level registry.register(...), not imported')
-      report.ignored.push(file)
-    }
-    return analysis.registers
-  } catch (err) {
-    logger.error({ err, file }, 'tool discovery: cannot parse module, skipped')
-    report.skipped.push({ file, error: messageOf(err) })
+function selfRegisters (verdict: ModuleVerdict, report: DiscoveryReport, logger: DiscoveryLogger): boolean {
+  const { file } = verdict
+  const error = 'readError' in verdict ? verdict.readError : verdict.parseErrors.join('; ')
+  if (error !== '') {
+    logger.error({ err: 'readError' in verdict ? new Error(error) : new SyntaxError(error), file }, 'tool discovery: cannot parse module, skipped')
+    report.skipped.push({ file, error })
     return false
+  }
+  if ('registers' in verdict && !verdict.registers) {
+    logger.debug({ file }, 'tool discovery: no top-level registry.register(...), not imported')
+    report.ignored.push(file)
+    return false
+  }
+  return true
+}
+
+/** The candidate modules of each folder, in order; a missing folder is logged and left out. */
+async function candidateFiles (dirs: readonly string[], logger: DiscoveryLogger): Promise<string[]> {
+  const files: string[] = []
+  for (const dir of dirs) {
+    try {
+      files.push(...await listModuleFiles(dir))
+    } catch (err) {
+      if (!isMissing(err)) throw err
+      logger.warn({ dir }, 'tool discovery: folder not found, no tools loaded from it')
+    }
+  }
+  return files
+}
+
+/** Each file's verdict, from a child process (see ./analyse-modules.ts), else from this one. */
+async function analyse (files: readonly string[], logger: DiscoveryLogger): Promise<ModuleVerdict[]> {
+  if (files.length === 0) return []
+  try {
+    return await analyseInChild(files)
+  } catch (err) {
+    logger.warn({ err }, 'tool discovery: the analysis could not run in a child process, running it in the gateway\'s own')
+    return await analyseHere(files)
   }
 }
 
@@ -65,41 +90,32 @@ export async function discoverTools (options: DiscoverOptions): Promise<Discover
   // Which module registered each tool in this pass: a second one means a module ran twice.
   const registeredBy = new Map<string, string>()
 
-  for (const dir of dirs) {
-    let files: string[]
-    try {
-      files = await listModuleFiles(dir)
-    } catch (err) {
-      if (!isMissing(err)) throw err
-      logger.warn({ dir }, 'tool discovery: folder not found, no tools loaded from it')
+  for (const verdict of await analyse(await candidateFiles(dirs, logger), logger)) {
+    if (!selfRegisters(verdict, report, logger)) continue
+    const { file } = verdict
+    const outcome = await importToolModule(file, registry, (err) => {
+      logger.error({ err, file }, 'tool discovery: registration after the module finished loading, refused')
+    })
+    if (!outcome.ok) {
+      logger.error({ err: outcome.error, file, rolledBack: outcome.rolledBack }, 'tool discovery: module failed to import, skipped')
+      report.skipped.push({ file, error: messageOf(outcome.error) })
       continue
     }
-    for (const file of files) {
-      if (!(await selfRegisters(file, report, logger))) continue
-      const outcome = await importToolModule(file, registry, (err) => {
-        logger.error({ err, file }, 'tool discovery: registration after the module finished loading, refused')
-      })
-      if (!outcome.ok) {
-        logger.error({ err: outcome.error, file, rolledBack: outcome.rolledBack }, 'tool discovery: module failed to import, skipped')
-        report.skipped.push({ file, error: messageOf(outcome.error) })
-        continue
+    if (outcome.tools.length === 0) {
+      logger.warn({ file }, 'tool discovery: module imported but registered no tool (did its registry.register run ' +
+        'later, in a timer or an unawaited promise, or on an object other than the gateway\'s registry?)')
+      report.registeredNothing.push(file)
+      continue
+    }
+    report.imported.push(file)
+    for (const tool of new Set(outcome.tools)) {
+      const first = registeredBy.get(tool)
+      if (first !== undefined && first !== file) {
+        logger.warn({ tool, file, first }, 'tool discovery: tool registered again by another module, the last one ' +
+          'serves it (a tool module imported by another one runs twice: import helpers, not tool modules)')
       }
-      if (outcome.tools.length === 0) {
-        logger.warn({ file }, 'tool discovery: module imported but registered no tool (did its registry.register run ' +
-          'later, in a timer or an unawaited promise, or on an object other than the gateway\'s registry?)')
-        report.registeredNothing.push(file)
-        continue
-      }
-      report.imported.push(file)
-      for (const tool of new Set(outcome.tools)) {
-        const first = registeredBy.get(tool)
-        if (first !== undefined && first !== file) {
-          logger.warn({ tool, file, first }, 'tool discovery: tool registered again by another module, the last one ' +
-            'serves it (a tool module imported by another one runs twice: import helpers, not tool modules)')
-        }
-        if (first === undefined) report.tools.push(tool)
-        registeredBy.set(tool, file)
-      }
+      if (first === undefined) report.tools.push(tool)
+      registeredBy.set(tool, file)
     }
   }
 

@@ -7,21 +7,7 @@ import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../config/schema.ts'
 import { isLoopback } from '../config/protected-mode.ts'
 import { HostNotAllowedError } from '../errors.ts'
-
-// The loopback names, as the MCP SDK's own DNS-rebinding check lists them (IPv6 in brackets, as
-// URL.hostname gives it). The check is written here, not imported, so that the gateway's every
-// request does not load the MCP server SDK (and zod) at start-up.
-const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]']
-
-/** The host name a Host header names (port dropped, lower case), or an error message. */
-function hostnameOf (host: string): { hostname: string } | { message: string } {
-  if (host === '') return { message: 'Missing Host header' }
-  try {
-    return { hostname: new URL(`http://${host}`).hostname }
-  } catch {
-    return { message: `Invalid Host header: ${host}` }
-  }
-}
+import { checkHostHeader, LOOPBACK_HOSTNAMES } from './host-names.ts'
 
 /** Host names requests must address, or undefined when any is accepted. */
 export function allowedHostnames (config: Pick<GatewayConfig, 'host' | 'http'>): string[] | undefined {
@@ -41,13 +27,12 @@ export default fp<{ config: GatewayConfig }>(async function hostCheck (app, { co
   app.addHook('onRequest', async (request) => {
     const host = request.headers.host ?? ''
     if (accepted.has(host)) return
-    const named = hostnameOf(host)
-    if ('hostname' in named && allowed.includes(named.hostname)) {
+    const verdict = checkHostHeader(host, allowed)
+    if (verdict.ok) {
       if (accepted.size < 64) accepted.add(host)
       return
     }
-    const message = 'hostname' in named ? `Invalid Host: ${named.hostname}` : named.message
     request.log.warn({ host }, 'request refused: Host not allowed')
-    throw new HostNotAllowedError(`${message}: this gateway answers requests addressed to ${allowed.join(', ')}; add the name to http.allowedHosts (ALLOWED_HOSTS)`)
+    throw new HostNotAllowedError(`${verdict.message}: this gateway answers requests addressed to ${allowed.join(', ')}; add the name to http.allowedHosts (ALLOWED_HOSTS)`)
   })
 }, { name: 'host-check' })

@@ -1,11 +1,12 @@
 // The OpenAPI 3 document, built from the routes' own schemas (@fastify/swagger), and Swagger UI at
-// /documentation. The shared schemas are added here, before any route refers to them.
+// /documentation (loaded on its first request: ./swagger-ui.ts). The shared schemas are added here,
+// before any route refers to them.
 import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import fp from 'fastify-plugin'
 import { Envelope } from '../dispatch/outcome.ts'
 import { GATEWAY_IDENTITY } from '../version.ts'
 import { ErrorBody, OpenAITool } from './schemas.ts'
+import swaggerUiOnDemand from './swagger-ui.ts'
 
 export default fp(async function openapi (app) {
   app.addSchema(ErrorBody)
@@ -24,5 +25,5 @@ export default fp(async function openapi (app) {
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) }
   })
-  await app.register(swaggerUi, { routePrefix: '/documentation' })
+  await app.register(swaggerUiOnDemand, { routePrefix: '/documentation' })
 }, { name: 'openapi', dependencies: ['auth'] })

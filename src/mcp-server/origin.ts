@@ -1,10 +1,10 @@
 // DNS-rebinding protection for /mcp: a web page the user opens can make the browser post to a
 // gateway on the user's machine (a name rebound to 127.0.0.1), but the browser always names the
 // page's origin then. Requests without Origin come from programs, not pages, and pass.
-import { localhostAllowedHostnames } from '@modelcontextprotocol/server'
 import { isLoopback } from '../config/protected-mode.ts'
+import { LOOPBACK_HOSTNAMES } from '../http/host-names.ts'
 
-const LOOPBACK_NAMES = new Set(localhostAllowedHostnames())
+const LOOPBACK_NAMES = new Set(LOOPBACK_HOSTNAMES)
 
 function normalised (origin: string): string {
   return origin.trim().replace(/\/+$/, '').toLowerCase()

@@ -9,7 +9,7 @@ import { variantOf } from '../definitions/formats/formats.ts'
 import type { ToolProgress } from '../registry/types.ts'
 import { GATEWAY_IDENTITY } from '../version.ts'
 import { callResultOf } from './call-result.ts'
-import { pageOf, type ToolPage } from './tool-listing.ts'
+import { pageOf, type ToolPage } from './tool-pages.ts'
 
 /** Finds the caller behind the message a handler answers. */
 export type CallerOf = (ctx: ServerContext) => Caller

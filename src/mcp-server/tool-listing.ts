@@ -1,6 +1,6 @@
-// tools/list for MCP clients: the same tools /definitions gives the same caller (available tools
-// only, the key's scope, the toolset selection), as MCP Tool objects, in pages with opaque cursors.
-import { ProtocolError, ProtocolErrorCode, type ListToolsResult, type Tool } from '@modelcontextprotocol/server'
+// One tool as MCP clients list it (tools/list, GET /definitions?format=mcp). Types only from the
+// MCP SDK: /definitions loads this module at start, and the SDK is loaded on the first /mcp request.
+import type { Tool } from '@modelcontextprotocol/server'
 import type { OpenAIFunctionTool } from '../definitions/definitions.ts'
 import { mcpToolAnnotations } from '../registry/annotations.ts'
 import type { ToolEntry } from '../registry/types.ts'
@@ -16,40 +16,4 @@ export function mcpToolOf (definition: OpenAIFunctionTool, entry: ToolEntry | un
   const annotations = entry === undefined ? undefined : mcpToolAnnotations(entry)
   if (annotations !== undefined) tool.annotations = annotations
   return tool
-}
-
-export type ToolPage = ListToolsResult
-
-/**
- * The page after `cursor`. Tools are sorted by name and a cursor names the last tool of the page
- * before, so paging stays right when tools come and go between pages (none is repeated or skipped
- * among those that stay).
- */
-export function pageOf (tools: readonly Tool[], cursor: string | undefined, pageSize: number): ToolPage {
-  const after = cursor === undefined ? undefined : decodeCursor(cursor)
-  const start = after === undefined ? 0 : firstAfter(tools, after)
-  const page = tools.slice(start, start + pageSize)
-  if (start + pageSize >= tools.length) return { tools: page }
-  return { tools: page, nextCursor: Buffer.from(JSON.stringify({ after: page[page.length - 1].name })).toString('base64url') }
-}
-
-/** Index of the first tool named after `name` (binary search: the list is sorted by name). */
-function firstAfter (tools: readonly Tool[], name: string): number {
-  let low = 0
-  let high = tools.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (tools[middle].name <= name) low = middle + 1
-    else high = middle
-  }
-  return low
-}
-
-function decodeCursor (cursor: string): string {
-  try {
-    const decoded: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-    const after = (decoded as { after?: unknown } | null)?.after
-    if (typeof after === 'string') return after
-  } catch {}
-  throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid cursor ${JSON.stringify(cursor.slice(0, 100))}: pass the nextCursor of the previous tools/list answer as it came`)
 }

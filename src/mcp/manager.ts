@@ -1,15 +1,17 @@
 // Every configured MCP server: connected in parallel at start, bounded readiness so a down server
 // never holds up the gateway, the state of each for operators, and a stop that reaps every child.
+// The connections, and with them the MCP client SDK, load in start() and only when a server is
+// configured: a gateway without MCP servers never loads the SDK.
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import type { McpServerConfig } from '../config/schema.ts'
 import { messageOf } from '../objects.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
 import { REAL_CLOCK, type McpClock } from './clock.ts'
-import { McpConnection, type McpConnectionState, type McpTransportKind } from './connection.ts'
+import type { McpConnection, McpConnectionState, McpTransportKind } from './connection.ts'
 import { sanitizeNamePart } from './naming.ts'
 import type { McpConnectionTuning } from './tuning.ts'
-import { McpServerTools } from './server-tools.ts'
+import type { McpServerTools } from './server-tools.ts'
 import { withTimeout } from '../timers.ts'
 
 export interface McpServerStatus {
@@ -63,53 +65,62 @@ function clashingNames (names: readonly string[]): Map<string, string[]> {
 }
 
 export class McpManager extends EventEmitter<{ state: [McpServerStatus] }> {
+  readonly #options: McpManagerOptions
   readonly #servers = new Map<string, Managed>()
   readonly #logger: Logger
   #readiness: Promise<void> = Promise.resolve()
   #started = false
+  #stopped = false
   #stopping: Promise<void> | undefined
 
   constructor (options: McpManagerOptions) {
     super()
+    this.#options = options
     this.#logger = options.logger.child({ component: 'mcp' })
-    const clock = options.clock ?? REAL_CLOCK
-    const names = Object.keys(options.servers).sort()
-    const clashes = clashingNames(names)
-    for (const server of names) {
-      const config = options.servers[server]
-      const logger = this.#logger.child({ server })
-      const others = clashes.get(server)
-      let disabledReason: string | undefined
-      if (others !== undefined) {
-        disabledReason = `its name clashes with ${others.map((o) => `"${o}"`).join(', ')} once sanitised to "${sanitizeNamePart(server)}"; rename one of them`
-        logger.error({ clashesWith: others }, `MCP server not started: ${disabledReason}`)
-      }
-      const connection = new McpConnection({ server, config, logger, clock, tuning: options.tuning, disabledReason })
-      const tools = new McpServerTools({
-        server,
-        connection,
-        registry: options.registry,
-        logger,
-        filter: config.tools,
-        timeoutMs: connection.callTimeoutMs,
-        debounceMs: options.debounceMs,
-        refreshIntervalMs: options.refreshIntervalMs,
-        clock
-      })
-      connection.on('state', () => this.emit('state', this.#status(server, { connection, tools })))
-      this.#servers.set(server, { connection, tools })
-    }
   }
 
   /** Starts every enabled server at once and returns without waiting; see ready(). */
   start (): void {
-    if (this.#started) return
+    if (this.#started || this.#stopped) return
     this.#started = true
-    const waits = [...this.#servers.values()].map(({ connection }) => {
+    if (Object.keys(this.#options.servers).length === 0) return
+    this.#readiness = this.#connectAll().catch((err: unknown) => {
+      // Only a broken install fails here (the modules did not load): the gateway serves without them.
+      this.#logger.error({ err }, 'MCP servers not started: their modules failed to load')
+    })
+  }
+
+  async #connectAll (): Promise<void> {
+    const [{ McpConnection }, { McpServerTools }] = await Promise.all([import('./connection.ts'), import('./server-tools.ts')])
+    // stop() came while the modules loaded: nothing to start, nothing left behind.
+    if (this.#stopped) return
+    const { servers, registry, tuning, debounceMs, refreshIntervalMs } = this.#options
+    const clock = this.#options.clock ?? REAL_CLOCK
+    const names = Object.keys(servers).sort()
+    const clashes = clashingNames(names)
+    for (const server of names) {
+      const config = servers[server]
+      const logger = this.#logger.child({ server })
+      const disabledReason = this.#clashReason(server, clashes.get(server), logger)
+      const connection = new McpConnection({ server, config, logger, clock, tuning, disabledReason })
+      const tools = new McpServerTools({
+        server, connection, registry, logger, filter: config.tools, timeoutMs: connection.callTimeoutMs, debounceMs, refreshIntervalMs, clock
+      })
+      connection.on('state', () => this.emit('state', this.#status(server, { connection, tools })))
+      this.#servers.set(server, { connection, tools })
+    }
+    await Promise.all([...this.#servers.values()].map(({ connection }) => {
       if (connection.state === 'disabled') return Promise.resolve()
       return withTimeout(connection.start(), connection.connectTimeoutMs, () => undefined, { unref: true })
-    })
-    this.#readiness = Promise.all(waits).then(() => undefined)
+    }))
+  }
+
+  /** Why a server stays off because its name clashes with others' (logged), or undefined. */
+  #clashReason (server: string, others: string[] | undefined, logger: Logger): string | undefined {
+    if (others === undefined) return undefined
+    const reason = `its name clashes with ${others.map((o) => `"${o}"`).join(', ')} once sanitised to "${sanitizeNamePart(server)}"; rename one of them`
+    logger.error({ clashesWith: others }, `MCP server not started: ${reason}`)
+    return reason
   }
 
   /** Resolves when each server has connected, failed its first attempt, or used up its connectTimeoutMs. Never rejects. */
@@ -129,14 +140,21 @@ export class McpManager extends EventEmitter<{ state: [McpServerStatus] }> {
 
   /** Closes every connection and waits until every child has exited. Idempotent. */
   stop (): Promise<void> {
-    this.#stopping ??= Promise.all([...this.#servers.values()].map(async ({ connection }) => {
+    this.#stopped = true
+    this.#stopping ??= this.#closeAll()
+    return this.#stopping
+  }
+
+  async #closeAll (): Promise<void> {
+    // The connections exist once their modules loaded; a start still loading them ends without any.
+    await this.#readiness.catch(() => {})
+    await Promise.all([...this.#servers.values()].map(async ({ connection }) => {
       try {
         await connection.close()
       } catch (err) {
         this.#logger.error({ server: connection.server, err: messageOf(err) }, 'MCP server did not close cleanly')
       }
-    })).then(() => undefined)
-    return this.#stopping
+    }))
   }
 
   #status (server: string, { connection, tools }: Managed): McpServerStatus {

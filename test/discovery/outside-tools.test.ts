@@ -1,7 +1,7 @@
 // The README's "Adding your own tools", end to end: a folder outside the repository holds a tool
 // module that imports 'tool-gateway/registry'; EXTRA_TOOLS_DIRS names it; the gateway lists the
-// tool beside the built-in ones and runs it. In-process, then as `npm start` runs (the sources),
-// then as the container runs (compiled files in another folder, `node dist/src/server.js`).
+// tool beside the built-in ones and runs it. In-process, then as `npm run dev` runs (the sources),
+// then as `npm start` and the container run (compiled files, here in another folder, `node dist/src/server.js`).
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
@@ -121,19 +121,22 @@ test('in-process: EXTRA_TOOLS_DIRS adds an outside folder to the built-in tools;
   assert.deepEqual(JSON.parse(res.json().content), { greeting: 'Hello, Grace!', callId: 'call_7' })
 })
 
-test('npm start: the sources run, the outside tool imports the registry they run', async (t) => {
+test('npm run dev: the sources run, the outside tool imports the registry they run', async (t) => {
   const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-  assert.equal(pkg.scripts.start, 'node src/server.ts', 'this test starts what `npm start` runs')
+  assert.equal(pkg.scripts.dev, 'node --watch src/server.ts', 'this test starts what `npm run dev` runs (without the restarts)')
   const dir = await myTools(t)
   const server = await startGateway(t, ['src/server.ts'], ROOT, { ...baseEnv(join(dir, '..')), EXTRA_TOOLS_DIRS: dir })
   await assertServesGreet(server)
   assert.equal(await server.stop(), 0)
 })
 
-test('container: compiled files in another folder, `node dist/src/server.js`, the tool folder mounted elsewhere', async (t) => {
+test('npm start and the container: compiled files in another folder, `node dist/src/server.js`, the tool folder mounted elsewhere', async (t) => {
   const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8')
   assert.match(dockerfile, /^WORKDIR \/app$/m)
   assert.match(dockerfile, /^CMD \["node", "dist\/src\/server\.js"\]$/m, 'this test starts what the image runs')
+  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  assert.equal(pkg.scripts.start, 'node dist/src/server.js', '`npm start` runs the same')
+  assert.equal(pkg.scripts.prestart, 'npm run build', 'after building what changed')
   const tools = await myTools(t)
   // The image's /app: package.json ("type": "module"), node_modules and dist/ (no sources).
   const app = await mkdtemp(join(tmpdir(), 'gw-image-app-'))

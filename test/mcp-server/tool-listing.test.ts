@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ProtocolError, ProtocolErrorCode, type Tool } from '@modelcontextprotocol/server'
-import { pageOf } from '../../src/mcp-server/tool-listing.ts'
+import { pageOf } from '../../src/mcp-server/tool-pages.ts'
 
 const tools = (...names: string[]): Tool[] => names.map((name) => ({ name, inputSchema: { type: 'object' } }))
 const names = (page: { tools: Tool[] }): string[] => page.tools.map((tool) => tool.name)

@@ -1,18 +1,26 @@
 // web_extract: fetches up to 5 web pages at once, behind the SSRF guard, and returns each as markdown or text for a model.
 import { registry, toolResult, toolError } from '../../src/registry/index.ts'
 import { configOf } from '../../src/config/of.ts'
-import { parseAllowList } from './lib/address.ts'
-import { extractPage, type PageResult } from './lib/extract.ts'
+import type { PageResult } from './lib/extract.ts'
 import { HtmlConverter } from './lib/html-pool.ts'
-import { createGuardedAgent } from './lib/ssrf.ts'
 
 const MAX_URLS = 5
 const DEFAULT_CHAR_LIMIT = 20_000
 const MAX_CHAR_LIMIT = 100_000
 
 // Pages are converted in worker threads so that a hostile one cannot stall the gateway; one pool per
-// loaded copy of this tool, closed by dispose at shutdown.
+// loaded copy of this tool (its workers and piscina itself start with the first page), closed by
+// dispose at shutdown.
 const converter = new HtmlConverter()
+
+/**
+ * What a call runs on, loaded by the first call rather than with the gateway (undici, the SSRF
+ * guard, the page pipeline): most gateways never fetch a page.
+ */
+async function pipeline () {
+  const [address, extract, ssrf] = await Promise.all([import('./lib/address.ts'), import('./lib/extract.ts'), import('./lib/ssrf.ts')])
+  return { ...address, ...extract, ...ssrf }
+}
 
 registry.register({
   name: 'web_extract',
@@ -60,6 +68,7 @@ registry.register({
       return toolError(`web_extract fetches at most ${MAX_URLS} URLs per call, got ${urls.length}; split them over several calls`)
     }
     const charLimit = typeof args.char_limit === 'number' ? Math.min(args.char_limit, MAX_CHAR_LIMIT) : DEFAULT_CHAR_LIMIT
+    const { parseAllowList, createGuardedAgent, extractPage } = await pipeline()
     const allow = parseAllowList(config.web.allowHosts)
     if (allow.invalid.length > 0) ctx.logger.warn({ entries: allow.invalid }, 'web.allowHosts: entries that are neither a host, an IP nor a CIDR network are ignored')
     const agent = createGuardedAgent(allow, config.web.fetchTimeoutMs)

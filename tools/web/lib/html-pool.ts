@@ -2,11 +2,12 @@
 // in worker threads. Parsing and converting a page is synchronous work whose cost grows with the
 // markup (a deeply nested page took over a minute): on the main thread it froze every other call and
 // /healthz, and no deadline could fire until it was done. In a worker the event loop stays free, and
-// the call's signal terminates the worker mid-page.
+// the call's signal terminates the worker mid-page. piscina, like the workers, loads with the first
+// page: a gateway that never converts one does not pay for it.
 import { availableParallelism } from 'node:os'
 import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Piscina } from 'piscina'
+import type { Piscina } from 'piscina'
 import type { HtmlExtract } from './html.ts'
 import type { TextKind } from './content.ts'
 import type { ConversionTask, FormatTask } from './html-worker.ts'
@@ -44,11 +45,15 @@ export interface ConverterOptions {
   budgetMs?: number
 }
 
+type Pool = Piscina<ConversionTask | FormatTask, HtmlExtract | string>
+
 /** A small pool of conversion workers, started on first use; close() at shutdown. */
 export class HtmlConverter {
   readonly #maxThreads: number
   readonly #budgetMs: number
-  #pool: Piscina<ConversionTask | FormatTask, HtmlExtract | string> | undefined
+  /** Set once piscina has loaded and the pool exists. */
+  #pool: Pool | undefined
+  #starting: Promise<Pool> | undefined
   #closed = false
 
   constructor (options: ConverterOptions = {}) {
@@ -79,7 +84,9 @@ export class HtmlConverter {
     if (signal.aborted) throw stoppedBy(signal.reason)
     const budget = AbortSignal.timeout(this.#budgetMs)
     try {
-      return await this.#started().run(task, { name, signal: AbortSignal.any([signal, budget]) })
+      const pool = await this.#started()
+      if (this.#closed) throw stoppedBy(new Error('the gateway is shutting down'))
+      return await pool.run(task, { name, signal: AbortSignal.any([signal, budget]) })
     } catch (err) {
       if (this.#closed) throw stoppedBy(new Error('the gateway is shutting down'))
       if (signal.aborted) throw stoppedBy(signal.reason)
@@ -92,22 +99,26 @@ export class HtmlConverter {
 
   async close (): Promise<void> {
     this.#closed = true
-    const pool = this.#pool
+    const starting = this.#starting
+    this.#starting = undefined
     this.#pool = undefined
     // destroy terminates the workers: a conversion still running at shutdown is abandoned, not waited for.
-    await pool?.destroy()
+    await (await starting?.catch(() => undefined))?.destroy()
   }
 
-  #started (): Piscina<ConversionTask | FormatTask, HtmlExtract | string> {
-    this.#pool ??= new Piscina<ConversionTask | FormatTask, HtmlExtract | string>({
-      filename: WORKER_FILE,
-      minThreads: 0,
-      maxThreads: this.#maxThreads,
-      idleTimeout: IDLE_MS,
-      // None of the gateway's own flags (an --inspect port, say) is inherited.
-      execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB }
+  #started (): Promise<Pool> {
+    this.#starting ??= import('piscina').then(({ Piscina }) => {
+      this.#pool = new Piscina({
+        filename: WORKER_FILE,
+        minThreads: 0,
+        maxThreads: this.#maxThreads,
+        idleTimeout: IDLE_MS,
+        // None of the gateway's own flags (an --inspect port, say) is inherited.
+        execArgv: [],
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB }
+      })
+      return this.#pool
     })
-    return this.#pool
+    return this.#starting
   }
 }

@@ -3,7 +3,6 @@
 // which is also the seam tests use to point Brave at a local fake.
 // The backend URL is configured by the operator and trusted: it does NOT go through the SSRF guard,
 // because the usual setup is a SearXNG on the operator's own private network or loopback.
-import { request } from 'undici'
 import type { GatewayConfig } from '../../../src/config/schema.ts'
 import { readCapped } from './body.ts'
 
@@ -75,6 +74,8 @@ function normalise (items: unknown, snippetField: string, limit: number): Search
 }
 
 async function getJson (label: string, url: URL, headers: Record<string, string>, req: SearchRequest, explain: (status: number) => string | undefined): Promise<unknown> {
+  // undici loads with the first search, not with the gateway (it is cached after that).
+  const { request } = await import('undici')
   let response
   try {
     response = await request(url, { method: 'GET', headers: { accept: 'application/json', ...headers }, signal: req.signal })
