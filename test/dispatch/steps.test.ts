@@ -454,6 +454,26 @@ test('invoke step: the caller aborting cancels, and the handler signal fires wit
   assert.equal((signal!.reason as Error).message, 'client left')
 })
 
+test('invoke step: a handler that rejects because its caller left logs at debug, not as a tool fault', async () => {
+  const caller = new AbortController()
+  let rejected!: () => void
+  const settled = new Promise<void>((resolve) => { rejected = resolve })
+  const entry = makeEntry({
+    handler: (_args, ctx) => {
+      queueMicrotask(() => caller.abort(new Error('client left')))
+      return new Promise<string>((_resolve, reject) => {
+        ctx.signal.addEventListener('abort', () => { reject(ctx.signal.reason); setImmediate(rejected) })
+      })
+    }
+  })
+  const { call, lines } = makeCall({ signal: caller.signal }, { entry })
+  const result = await invokeStep({ timeoutOf: () => 60_000, config: undefined })(call, nextStub())
+  assert.equal(result.status, 'cancelled')
+  await settled
+  assert.deepEqual(lines().filter((line) => line.level >= 40).map((line) => line.msg), [])
+  assert.ok(lines().some((line) => line.msg === 'tool failed after its call had ended' && line.level === 20))
+})
+
 test('invoke step: an already-aborted caller signal cancels without running the handler', async () => {
   let ran = false
   const entry = makeEntry({ handler: () => { ran = true; return 'x' } })

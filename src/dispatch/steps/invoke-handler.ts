@@ -144,7 +144,9 @@ async function runHandler (call: CallState, entry: ToolEntry, timeoutMs: number,
   const running = (async () => await entry.handler(call.args, ctx))()
   const answered = running.then(
     (value) => fromValue(entry, value, options.maxMediaBytes ?? DEFAULT_MAX_MEDIA_BYTES),
-    (error: unknown) => thrown(call, error))
+    // Once the call has its answer, a rejection is mostly the handler obeying its aborted signal:
+    // reportLate logs it at debug, not as a fault of the tool.
+    (error: unknown) => ctx.ended ? failed('error', sanitizeError(error)) : thrown(call, error))
   try {
     return await Promise.race([answered, stopped.promise])
   } finally {
