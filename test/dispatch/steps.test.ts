@@ -470,7 +470,7 @@ test('invoke step: a handler that rejects because its caller left logs at debug,
   const result = await invokeStep({ timeoutOf: () => 60_000, config: undefined })(call, nextStub())
   assert.equal(result.status, 'cancelled')
   await settled
-  assert.deepEqual(lines().filter((line) => line.level >= 40).map((line) => line.msg), [])
+  assert.deepEqual(lines().filter((line) => (line.level as number) >= 40).map((line) => line.msg), [])
   assert.ok(lines().some((line) => line.msg === 'tool failed after its call had ended' && line.level === 20))
 })
 
