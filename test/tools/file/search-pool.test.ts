@@ -71,8 +71,8 @@ test('an idle thread in the pool does not keep the process alive', async () => {
 })
 
 /** 100 files, matches spread so that pages and batches (32 files) end in different places. */
-function manyFiles (): { files: Record<string, string>, lines: string[], withMatches: string[] } {
-  const files: Record<string, string> = {}
+function manyFiles (): { files: Record<string, string | Buffer>, lines: string[], withMatches: string[] } {
+  const files: Record<string, string | Buffer> = {}
   const lines: string[] = []
   const withMatches: string[] = []
   for (let i = 0; i < 100; i++) {

@@ -57,7 +57,8 @@ async function readCandidate (file: WalkedFile, root: string): Promise<Candidate
   } catch {
     return { skipped: 'unreadable' }
   } finally {
-    await handle.close()
+    // A read ahead may be dropped unawaited when the search stops: it must never reject.
+    await handle.close().catch(() => {})
   }
 }
 
@@ -110,6 +111,8 @@ export async function searchContents (hits: Hits, request: SearchRequest, progre
         { source: request.pattern, flags: '', texts, mode: request.outputMode, wanted: progress.wantedMatches, deadline: progress.deadline },
         { deadline: progress.deadline, graceMs: KILL_GRACE_MS, signal: request.signal }
       )
+    // Awaited in the next pass, unless the reading fails first: then nobody waits for it.
+    reply.catch(() => {})
     matching = { batch, reply }
   }
   if (matching !== undefined) takeResults(matching.batch, await matching.reply, request, progress)
