@@ -8,7 +8,8 @@
 // Results are taken in walk order, and files count (scanned or skipped) only up to where the
 // search stops, so a page is the same whatever the batching. One thing a batch changes: a thread
 // killed on a line that backtracks catastrophically takes with it the matches of the files before
-// that one in its batch; the result then says it stopped early and may be incomplete, as it did.
+// that one in its batch. Such a result already says it stopped early and may be incomplete, and
+// names the file that held the thread.
 import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { binaryReason } from './binary.ts'
