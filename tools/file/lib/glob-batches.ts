@@ -1,9 +1,10 @@
-// Globs of a search (the name pattern, file_glob) are matched in the search's worker, a batch of
+// Globs of a search (the name pattern, file_glob) are matched on a pooled thread, a batch of
 // walked files at a time: picomatch compiles a glob of many `*` to a regular expression that can
 // backtrack for minutes on a long name, which must never run on the gateway's thread.
 import picomatch from 'picomatch'
 import { FILE_LIMITS } from './limits.ts'
-import type { GlobSpec, RegexMatcher } from './regex-worker.ts'
+import { matchPaths } from './regex-pool.ts'
+import type { GlobSpec } from './regex-thread.ts'
 import type { SearchProgress } from './search-progress.ts'
 import type { WalkedFile } from './walk.ts'
 
@@ -29,19 +30,19 @@ async function * inBatches (files: AsyncIterable<WalkedFile>): AsyncGenerator<Wa
 }
 
 /**
- * Every walked file with whether the matcher's globs all match its path (as `relativeOf` gives
- * it); every file is a hit without a matcher (no glob). Ends early, setting `progress.stoppedBy`,
- * when the deadline or the signal stops the matching.
+ * Every walked file with whether all `globs` match its path (as `relativeOf` gives it); every file
+ * is a hit when there is no glob. Ends early, setting `progress.stoppedBy`, when the deadline or
+ * the signal stops the matching.
  */
 export async function * withGlobHits (
-  files: AsyncIterable<WalkedFile>, matcher: RegexMatcher | undefined, relativeOf: (file: WalkedFile) => string, progress: SearchProgress, signal: AbortSignal
+  files: AsyncIterable<WalkedFile>, globs: GlobSpec[], relativeOf: (file: WalkedFile) => string, progress: SearchProgress, signal: AbortSignal
 ): AsyncGenerator<{ file: WalkedFile, hit: boolean }> {
-  if (matcher === undefined) {
+  if (globs.length === 0) {
     for await (const file of files) yield { file, hit: true }
     return
   }
   for await (const batch of inBatches(files)) {
-    const outcome = await matcher.matchPaths(batch.map(relativeOf), { deadline: progress.deadline, graceMs: KILL_GRACE_MS, signal })
+    const outcome = await matchPaths({ globs, paths: batch.map(relativeOf), deadline: progress.deadline }, { deadline: progress.deadline, graceMs: KILL_GRACE_MS, signal })
     const hits = 'killed' in outcome ? [] : outcome.hits
     for (let i = 0; i < hits.length; i++) yield { file: batch[i], hit: hits[i] }
     if ('killed' in outcome && outcome.killed === 'aborted') progress.stoppedBy = 'the call was cancelled'
