@@ -18,6 +18,7 @@ const FORMAT = 1
 const FILE_NAME = 'discovery-verdicts.json'
 /** Far more modules than any set of tool folders holds; past it the entries least recently used go. */
 const MAX_ENTRIES = 5_000
+const READS_AT_ONCE = 32
 
 /** A folder per user under the system's temporary one (writable in a container, unlike /app). */
 export function defaultCacheDir (): string {
@@ -75,23 +76,31 @@ export class VerdictCache {
   /** The remembered verdict of each file whose text is unchanged; the others are left out. */
   async known (files: readonly string[]): Promise<Map<string, ModuleVerdict>> {
     const found = new Map<string, ModuleVerdict>()
-    await Promise.all(files.map(async (file) => {
-      let source: string
-      try {
-        source = await readFile(file, 'utf8')
-      } catch {
-        return // The analysis reports why it cannot be read.
-      }
-      const key = keyOf(file, source)
-      this.#keys.set(file, key)
-      const verdict = this.#entries.get(key)
-      if (verdict === undefined) return
-      // Used again: moved to the end, the last to go when the cache is full.
-      this.#entries.delete(key)
-      this.#entries.set(key, verdict)
-      found.set(file, { file, registers: verdict.registers, parseErrors: [...verdict.parseErrors] })
-    }))
+    // A few reads at a time: thousands of modules must not take thousands of file descriptors.
+    for (let i = 0; i < files.length; i += READS_AT_ONCE) {
+      await Promise.all(files.slice(i, i + READS_AT_ONCE).map(async (file) => {
+        const verdict = await this.#lookUp(file)
+        if (verdict !== undefined) found.set(file, { file, registers: verdict.registers, parseErrors: [...verdict.parseErrors] })
+      }))
+    }
     return found
+  }
+
+  async #lookUp (file: string): Promise<Verdict | undefined> {
+    let source: string
+    try {
+      source = await readFile(file, 'utf8')
+    } catch {
+      return undefined // The analysis reports why it cannot be read.
+    }
+    const key = keyOf(file, source)
+    this.#keys.set(file, key)
+    const verdict = this.#entries.get(key)
+    if (verdict === undefined) return undefined
+    // Used again: moved to the end, the last to go when the cache is full.
+    this.#entries.delete(key)
+    this.#entries.set(key, verdict)
+    return verdict
   }
 
   /** Keeps the analysis's verdicts of files looked up in this pass (not those it could not read). */
