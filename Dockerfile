@@ -32,7 +32,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS runtime
 # MALLOC_ARENA_MAX=2: glibc gives each thread that allocates (libuv's file-system pool among them)
 # an arena of its own and keeps what was freed there; two arenas hold the RSS after a load of large
-# file reads some 20-60 MB lower (README, "Memory"). It is read when the process starts: an ENV.
+# file reads some 20-60 MB lower (README, "Running in a container"). It is read when the process starts: an ENV.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
