@@ -41,7 +41,13 @@ async function parserVersion (): Promise<string> {
 
 /** Creates the folder (0700) and says whether it is this user's and nobody else can write to it. */
 async function isPrivateFolder (dir: string): Promise<boolean> {
-  await mkdir(dir, { recursive: true, mode: 0o700 })
+  // Not recursive: the temporary folder exists, and a recursive mkdir where a parent cannot be made
+  // spins for ever on some file systems (under /proc, Node 24).
+  try {
+    await mkdir(dir, { mode: 0o700 })
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+  }
   const stats = await lstat(dir)
   const ours = process.getuid === undefined || stats.uid === process.getuid()
   return stats.isDirectory() && ours && (stats.mode & 0o022) === 0
