@@ -13,6 +13,7 @@ import auth from './http/auth.ts'
 import calls from './http/calls.ts'
 import errorHandling from './http/error-handler.ts'
 import jsonBody from './http/json-body.ts'
+import { lazySerializerFactory } from './http/lazy-serializers.ts'
 import hostCheck from './http/host-check.ts'
 import lifecycle from './http/lifecycle.ts'
 import metrics from './http/metrics.ts'
@@ -47,7 +48,8 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
     bodyLimit: config.http.bodyLimitBytes,
     ...serverOptions(config.http),
     // The routes read comma lists and digit strings themselves: no silent type coercion of input.
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } }
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } }
   })
   // Beyond it new connections are closed on arrival: the process keeps file descriptors for its
   // own work (tools, MCP children, logs) whatever clients do.

@@ -6,6 +6,7 @@ import { AvailabilityChecker } from './availability/checker.ts'
 import type { GatewayConfig } from './config/schema.ts'
 import { DefinitionsBuilder } from './definitions/definitions.ts'
 import { discoverTools, type DiscoveryReport } from './discovery/discover.ts'
+import { defaultCacheDir } from './discovery/verdict-cache.ts'
 import { Dispatcher } from './dispatch/dispatcher.ts'
 import { ErrorContentCleaner } from './dispatch/error-content.ts'
 import { secretSettingsOf } from './dispatch/redact.ts'
@@ -84,7 +85,7 @@ export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJ
     results,
     shutdownSignal: shutdown.signal,
     async start () {
-      const builtins = await discoverTools({ dir: [config.toolsDir, ...config.extraToolsDirs], registry, logger: logger.child({ component: 'discovery' }) })
+      const builtins = await discoverTools({ dir: [config.toolsDir, ...config.extraToolsDirs], registry, logger: logger.child({ component: 'discovery' }), cacheDir: defaultCacheDir() })
       if (config.searchTool) registerSearchTool(registry, search, availability)
       // Servers connect in parallel; readiness waits for each at most its connectTimeoutMs, and a
       // server that is down keeps reconnecting in the background without holding the others.

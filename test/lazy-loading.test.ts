@@ -13,8 +13,12 @@ const PROBE = fileURLToPath(new URL('./fixtures/lazy-loading/probe.ts', import.m
 const NOT_AT_START = [
   '@modelcontextprotocol/client', '@modelcontextprotocol/server', '@modelcontextprotocol/core', 'zod',
   '@fastify/swagger-ui', '@fastify/static',
-  'undici', 'linkedom', 'turndown', '@mozilla/readability',
+  'undici', 'linkedom',
+  // Node's bundled one, which an ES import of node:http loads (src/http/error-handler.ts).
+  'node:internal/deps/undici', 'turndown', '@mozilla/readability',
   'gpt-tokenizer',
+  // The patch tool's diff library and worker pool, until its first edit.
+  'diff', 'piscina',
   // Discovery parses the tool modules in a child process that exits with the parser's memory.
   'oxc-parser'
 ]

@@ -9,6 +9,7 @@ import { analyseHere, analyseInChild, type ModuleVerdict } from './analyse-modul
 import { listModuleFiles } from './find-tool-modules.ts'
 import { importToolModule } from './import-module.ts'
 import { installRegistrySpecifier } from './registry-specifier.ts'
+import { VerdictCache } from './verdict-cache.ts'
 
 export interface DiscoveryReport {
   /** Modules imported that registered at least one tool. */
@@ -30,6 +31,8 @@ export interface DiscoverOptions {
   dir: string | readonly string[]
   registry: ToolRegistry
   logger: DiscoveryLogger
+  /** Where the analysis's verdicts are remembered between starts (./verdict-cache.ts); unset: analyse every time. */
+  cacheDir?: string
 }
 
 function isMissing (err: unknown): boolean {
@@ -68,7 +71,7 @@ async function candidateFiles (dirs: readonly string[], logger: DiscoveryLogger)
 }
 
 /** Each file's verdict, from a child process (see ./analyse-modules.ts), else from this one. */
-async function analyse (files: readonly string[], logger: DiscoveryLogger): Promise<ModuleVerdict[]> {
+async function analyseFresh (files: readonly string[], logger: DiscoveryLogger): Promise<ModuleVerdict[]> {
   if (files.length === 0) return []
   try {
     return await analyseInChild(files)
@@ -76,6 +79,20 @@ async function analyse (files: readonly string[], logger: DiscoveryLogger): Prom
     logger.warn({ err }, 'tool discovery: the analysis could not run in a child process, running it in the gateway\'s own')
     return await analyseHere(files)
   }
+}
+
+/** Each file's verdict, in order: remembered for modules that did not change, analysed for the others. */
+async function analyse (files: readonly string[], logger: DiscoveryLogger, cacheDir: string | undefined): Promise<ModuleVerdict[]> {
+  if (files.length === 0) return []
+  const cache = cacheDir === undefined ? undefined : await VerdictCache.open(cacheDir)
+  if (cache === undefined) return await analyseFresh(files, logger)
+  const known = await cache.known(files)
+  const fresh = await analyseFresh(files.filter((file) => !known.has(file)), logger)
+  cache.remember(fresh)
+  await cache.save()
+  logger.debug({ remembered: known.size, analysed: fresh.length }, 'tool discovery: module verdicts')
+  const analysed = new Map(fresh.map((verdict) => [verdict.file, verdict]))
+  return files.map((file) => known.get(file) ?? analysed.get(file)!)
 }
 
 /**
@@ -90,7 +107,7 @@ export async function discoverTools (options: DiscoverOptions): Promise<Discover
   // Which module registered each tool in this pass: a second one means a module ran twice.
   const registeredBy = new Map<string, string>()
 
-  for (const verdict of await analyse(await candidateFiles(dirs, logger), logger)) {
+  for (const verdict of await analyse(await candidateFiles(dirs, logger), logger, options.cacheDir)) {
     if (!selfRegisters(verdict, report, logger)) continue
     const { file } = verdict
     const outcome = await importToolModule(file, registry, (err) => {

@@ -2,12 +2,16 @@
 // routes (so an agent always has a `content` to hand the model) and a JSON-RPC error on /mcp (what
 // an MCP client parses). A 5xx never carries internals: the fault is logged with the request id and
 // the client gets a generic message.
-import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { clipText } from '../dispatch/error-text.ts'
 import { buildOutcome, failed, statusOfError } from '../dispatch/outcome.ts'
 import { BadRequestError, BodyTooLargeError, InternalError, NotFoundError, UnsupportedMediaTypeError } from '../errors.ts'
+
+// Not `import ... from 'node:http'`: an ES import of node:http reads every export of the module,
+// and three of them (WebSocket, CloseEvent, MessageEvent) load Node's bundled undici, some 100 ms
+// of a start that never uses it (test/lazy-loading.test.ts).
+const { STATUS_CODES } = process.getBuiltinModule('node:http')
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -135,7 +135,9 @@ test('npm start and the container: compiled files in another folder, `node dist/
   assert.match(dockerfile, /^WORKDIR \/app$/m)
   assert.match(dockerfile, /^CMD \["node", "dist\/src\/server\.js"\]$/m, 'this test starts what the image runs')
   const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-  assert.equal(pkg.scripts.start, 'node dist/src/server.js', '`npm start` runs the same')
+  // With the image's malloc setting (README, "Running in a container"), unless the user's environment has its own.
+  assert.match(dockerfile, /^ {4}MALLOC_ARENA_MAX=2$/m)
+  assert.match(pkg.scripts.start, /^MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\} node dist\/src\/server\.js$/, '`npm start` runs the same')
   assert.equal(pkg.scripts.prestart, 'npm run build', 'after building what changed')
   const tools = await myTools(t)
   // The image's /app: package.json ("type": "module"), node_modules and dist/ (no sources).

@@ -1,6 +1,5 @@
 // patch: edits a workspace file in place, either by replacing an exact piece of text or by applying
 // a unified diff; the result is written atomically, and a failed edit leaves the file untouched.
-import { createTwoFilesPatch } from 'diff'
 import { registry, toolResult } from '../../src/registry/index.ts'
 import { configOf } from '../../src/config/of.ts'
 import type { GatewayConfig } from '../../src/config/schema.ts'
@@ -18,7 +17,9 @@ const PREVIEW_CHARS = 3000
 // A diff preview is a courtesy: on huge or heavily changed files it is skipped rather than waited for.
 const PREVIEW_TIMEOUT_MS = 200
 
-function preview (path: string, before: string, after: string): string | undefined {
+async function preview (path: string, before: string, after: string): Promise<string | undefined> {
+  // Loaded with the first edit: a start without edits does without it (test/lazy-loading.test.ts).
+  const { createTwoFilesPatch } = await import('diff')
   const diff = createTwoFilesPatch(path, path, before, after, undefined, undefined, { context: 2, timeout: PREVIEW_TIMEOUT_MS })
   if (diff === undefined) return undefined
   // Keep the hunks only: the model knows which file it edited.
@@ -56,7 +57,7 @@ async function replaceMode ({ workspaceRoot, workspaceMaxBytes }: GatewayConfig,
   }
   if (signal.aborted) throw signal.reason
   await writeCounted(workspace, workspaceMaxBytes, [{ resolved, after: replaced.text }], path)
-  const diff = preview(resolved.relative, before, replaced.text)
+  const diff = await preview(resolved.relative, before, replaced.text)
   return toolResult({
     path: resolved.relative,
     mode: 'replace',

@@ -1,7 +1,7 @@
 // Unified-diff mode of the patch tool, applied with jsdiff: every file the diff names is confined
 // to the workspace like any other path, every hunk must apply, and all files are computed in
 // memory before anything is written, so a hunk that fails changes nothing.
-import { parsePatch, type StructuredPatch } from 'diff'
+import type { StructuredPatch } from 'diff'
 import { lineRange, numberedExcerpt, type ClosestLines } from './closest.ts'
 import { unifiedInWorker } from './edit-pool.ts'
 import { FileToolError, showPath } from './errors.ts'
@@ -61,7 +61,9 @@ function failingHunk (before: string, section: StructuredPatch, path: string, in
   return new FileToolError(message, { path, failed_hunk: index + 1 })
 }
 
-function parse (patchText: string): StructuredPatch[] {
+async function parse (patchText: string): Promise<StructuredPatch[]> {
+  // Loaded with the first patch: a start without edits does without it (test/lazy-loading.test.ts).
+  const { parsePatch } = await import('diff')
   let sections: StructuredPatch[]
   try {
     sections = parsePatch(patchText)
@@ -77,7 +79,7 @@ function parse (patchText: string): StructuredPatch[] {
 
 /** Computes the new content of every file the diff changes; throws, writing nothing, on any problem. */
 export async function planUnifiedPatch (workspace: Workspace, patchText: string, path: string | undefined, signal: AbortSignal): Promise<PlannedFile[]> {
-  const sections = parse(patchText)
+  const sections = await parse(patchText)
   const fromPath = path === undefined ? undefined : await resolveInWorkspace(workspace, path)
   const planned: PlannedFile[] = []
   const seen = new Set<string>()
