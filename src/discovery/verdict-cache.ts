@@ -1,20 +1,22 @@
 // Discovery's verdicts, remembered between starts: a start whose tool modules did not change spawns
 // no analysis child (a second Node process that loads the parser: the largest single cost of a
 // start, some 300 ms of wall time on two cores). A verdict depends on the module's text and on its
-// extension (TypeScript or JavaScript) and on the parser: the key hashes the first two, and a cache
-// written by another parser version is not read. The folder must be this user's alone, because a
+// extension (TypeScript or JavaScript), on the parser and on the rules that read its tree
+// (top-level-register.ts): the key hashes the first two, and a cache written by another parser
+// version or other rules is not read. The folder must be this user's alone, because a
 // verdict decides which files get imported. Everything here fails soft: a cache that cannot be
 // read or written (read-only file system, foreign folder, corrupt file) is no cache, never an error.
 import { createHash } from 'node:crypto'
 import { lstat, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { extname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { isRecord } from '../objects.ts'
 import type { ModuleVerdict } from './analyse-modules.ts'
 
 type Verdict = { registers: boolean, parseErrors: string[] }
 
-const FORMAT = 1
+const FORMAT = 2
 const FILE_NAME = 'discovery-verdicts.json'
 /** Far more modules than any set of tool folders holds; past it the entries least recently used go. */
 const MAX_ENTRIES = 5_000
@@ -34,9 +36,11 @@ function isVerdict (value: unknown): value is Verdict {
     Array.isArray(value.parseErrors) && value.parseErrors.every((error) => typeof error === 'string')
 }
 
-async function parserVersion (): Promise<string> {
+/** The parser's version and a hash of the rules' source (the .ts, or the .js of the compiled build). */
+async function analysisVersion (): Promise<string> {
   const manifest = JSON.parse(await readFile(new URL(import.meta.resolve('oxc-parser/package.json')), 'utf8')) as { version: string }
-  return manifest.version
+  const rules = await readFile(new URL(`./top-level-register${extname(fileURLToPath(import.meta.url))}`, import.meta.url))
+  return `${manifest.version} ${createHash('sha256').update(rules).digest('base64url').slice(0, 16)}`
 }
 
 /** Creates the folder (0700) and says whether it is this user's and nobody else can write to it. */
@@ -55,15 +59,15 @@ async function isPrivateFolder (dir: string): Promise<boolean> {
 
 export class VerdictCache {
   readonly #file: string
-  readonly #parser: string
+  readonly #analysis: string
   readonly #entries: Map<string, Verdict>
   /** The key of each file looked up in this pass, for remembering what the analysis says of it. */
   readonly #keys = new Map<string, string>()
   #changed = false
 
-  private constructor (file: string, parser: string, entries: Map<string, Verdict>) {
+  private constructor (file: string, analysis: string, entries: Map<string, Verdict>) {
     this.#file = file
-    this.#parser = parser
+    this.#analysis = analysis
     this.#entries = entries
   }
 
@@ -71,9 +75,9 @@ export class VerdictCache {
   static async open (dir: string): Promise<VerdictCache | undefined> {
     try {
       if (!(await isPrivateFolder(dir))) return undefined
-      const parser = await parserVersion()
+      const analysis = await analysisVersion()
       const file = join(dir, FILE_NAME)
-      return new VerdictCache(file, parser, await readEntries(file, parser))
+      return new VerdictCache(file, analysis, await readEntries(file, analysis))
     } catch {
       return undefined
     }
@@ -126,7 +130,7 @@ export class VerdictCache {
   /** Writes the cache when it changed: a whole new file renamed over the old, so that a start reading it meanwhile sees one or the other. */
   async save (): Promise<void> {
     if (!this.#changed) return
-    const text = JSON.stringify({ format: FORMAT, parser: this.#parser, entries: Object.fromEntries(this.#entries) })
+    const text = JSON.stringify({ format: FORMAT, analysis: this.#analysis, entries: Object.fromEntries(this.#entries) })
     const temporary = `${this.#file}.${process.pid}.tmp`
     try {
       await writeFile(temporary, text, { mode: 0o600 })
@@ -138,7 +142,7 @@ export class VerdictCache {
   }
 }
 
-async function readEntries (file: string, parser: string): Promise<Map<string, Verdict>> {
+async function readEntries (file: string, analysis: string): Promise<Map<string, Verdict>> {
   const entries = new Map<string, Verdict>()
   let data: unknown
   try {
@@ -146,7 +150,7 @@ async function readEntries (file: string, parser: string): Promise<Map<string, V
   } catch {
     return entries // None yet, or not readable as JSON: start afresh.
   }
-  if (!isRecord(data) || data.format !== FORMAT || data.parser !== parser || !isRecord(data.entries)) return entries
+  if (!isRecord(data) || data.format !== FORMAT || data.analysis !== analysis || !isRecord(data.entries)) return entries
   for (const [key, verdict] of Object.entries(data.entries)) {
     if (isVerdict(verdict)) entries.set(key, verdict)
   }

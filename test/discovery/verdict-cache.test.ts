@@ -100,11 +100,25 @@ test('a corrupt or foreign cache file is ignored and replaced', async (t) => {
   await mkdir(cacheDir, { mode: 0o700 })
   const file = join(cacheDir, 'discovery-verdicts.json')
 
-  for (const text of ['{ not json', JSON.stringify({ format: 1, parser: 'another', entries: {} }), '[]']) {
+  for (const text of ['{ not json', JSON.stringify({ format: 2, analysis: 'another', entries: {} }), '[]']) {
     await writeFile(file, text)
     const run = await pass(tools, cacheDir)
     assert.deepEqual([run.remembered, run.analysed], [0, 3])
     assert.deepEqual(run.report.tools, ['alpha'])
     assert.match(await readFile(file, 'utf8'), /"entries":\{/)
   }
+})
+
+test('verdicts written by another parser or other rules are not used: the modules are analysed again', async (t) => {
+  const root = await tempDir(t)
+  const tools = await toolFolder(root)
+  const cacheDir = join(root, 'cache')
+  const file = join(cacheDir, 'discovery-verdicts.json')
+  await pass(tools, cacheDir)
+  const written = JSON.parse(await readFile(file, 'utf8')) as { analysis: string, entries: Record<string, unknown> }
+  assert.equal(Object.keys(written.entries).length, 3)
+  await writeFile(file, JSON.stringify({ ...written, analysis: `${written.analysis} changed` }))
+  const run = await pass(tools, cacheDir)
+  assert.deepEqual([run.remembered, run.analysed], [0, 3])
+  assert.deepEqual(run.report.tools, ['alpha'])
 })
