@@ -6,11 +6,6 @@ import type { CallState, Step } from '../pipeline.ts'
 import { CALL_STATUSES, failed, type CallStatus, type DispatchStatus, type StepResult } from '../outcome.ts'
 import { parseArguments } from './parse-arguments.ts'
 
-// Each step hands the call straight on, as a plain function returning the rest of the chain's
-// promise, when no hook of its kind is registered (the usual case): an async wrapper per step and
-// call would only add a promise and a microtask turn to every call.
-type Next = Parameters<Step>[1]
-
 function baseEvent (call: CallState) {
   return { tool: call.entry?.name ?? call.request.name, args: call.args, callId: call.callId, sessionId: call.request.sessionId }
 }
@@ -21,13 +16,12 @@ function elapsed (call: CallState, now: () => number): number {
 
 /** pre_tool_call: the first valid block directive vetoes the call with the hook's message. */
 export function preHookStep (hooks: HookRegistry): Step {
-  async function preHooks (call: CallState, next: Next): Promise<StepResult> {
-    const block = await hooks.runPre(baseEvent(call), call.logger)
+  return async function preHooks (call, next) {
+    const block = hooks.has('pre_tool_call') ? await hooks.runPre(baseEvent(call), call.logger) : undefined
     if (block === undefined) return await next(call)
     call.logger.info({ owner: block.owner }, 'tool call blocked by a pre_tool_call hook')
     return { ...failed('blocked', block.message), blockedBy: block.owner }
   }
-  return (call, next) => hooks.has('pre_tool_call') ? preHooks(call, next) : next(call)
 }
 
 function postEvent (call: CallState, result: StepResult, now: () => number) {
@@ -41,13 +35,13 @@ const OBSERVED: ReadonlySet<DispatchStatus> = new Set(CALL_STATUSES)
 
 /** post_tool_call: observes every call that reached the tool (status and duration included). */
 export function postHookStep (hooks: HookRegistry, now: () => number): Step {
-  async function postHooks (call: CallState, next: Next): Promise<StepResult> {
+  return async function postHooks (call, next) {
+    // Decided when the call starts: a hook registered while a call runs sees the calls that start after it.
+    const observed = hooks.has('post_tool_call')
     const result = await next(call)
-    if (OBSERVED.has(result.status)) await hooks.runPost(postEvent(call, result, now), call.logger)
+    if (observed && OBSERVED.has(result.status)) await hooks.runPost(postEvent(call, result, now), call.logger)
     return result
   }
-  // Decided when the call starts: a hook registered while a call runs sees the calls that start after it.
-  return (call, next) => hooks.has('post_tool_call') ? postHooks(call, next) : next(call)
 }
 
 /**
@@ -55,25 +49,25 @@ export function postHookStep (hooks: HookRegistry, now: () => number): Step {
  * toolsets) and unavailable. The arguments are read as far as they parse, for the audit trail.
  */
 export function refusedCallHookStep (hooks: HookRegistry, now: () => number): Step {
-  async function refusedCallHooks (call: CallState, next: Next): Promise<StepResult> {
+  return async function refusedCallHooks (call, next) {
+    const observed = hooks.has('post_tool_call')
     const result = await next(call)
-    if (OBSERVED.has(result.status)) return result
+    if (!observed || OBSERVED.has(result.status)) return result
     const parsed = parseArguments(call.request.args)
     const args = 'args' in parsed ? parsed.args : {}
     await hooks.runPost({ ...baseEvent(call), args, result: result.content, durationMs: elapsed(call, now), status: result.status }, call.logger)
     return result
   }
-  return (call, next) => hooks.has('post_tool_call') ? refusedCallHooks(call, next) : next(call)
 }
 
 /** transform_tool_result: the first string returned replaces what the handler produced. */
 export function transformStep (hooks: HookRegistry, now: () => number): Step {
-  async function transform (call: CallState, next: Next): Promise<StepResult> {
+  return async function transform (call, next) {
+    const transforming = hooks.has('transform_tool_result')
     const result = await next(call)
-    if (result.status !== 'ok' && result.status !== 'error') return result
+    if (!transforming || (result.status !== 'ok' && result.status !== 'error')) return result
     const status: CallStatus = result.status
     const replaced = await hooks.runTransform({ ...baseEvent(call), result: result.content, durationMs: elapsed(call, now), status }, call.logger)
     return replaced === undefined ? result : { ...result, content: replaced }
   }
-  return (call, next) => hooks.has('transform_tool_result') ? transform(call, next) : next(call)
 }
