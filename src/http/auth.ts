@@ -73,25 +73,35 @@ export function createAuthenticator (config: GatewayConfig, env: NodeJS.ProcessE
 }
 
 function authHook (authenticator: Authenticator, failures: AuthFailures) {
-  return async function authenticate (request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (request.routeOptions.config?.public) return
+  // A callback hook, not an async one: it runs on every request, and answers at once.
+  return function authenticate (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+    // Read once: request.routeOptions builds a new object on every read.
+    const route = request.routeOptions.config
+    if (route?.public) {
+      done()
+      return
+    }
     // Checked before the key, and whatever the key: answering a right key here would tell a
     // guesser when it found one.
     const wait = failures.retryAfterSeconds(request.ip)
     if (wait > 0) {
       reply.header('retry-after', String(wait))
-      throw new RateLimitedError(`too many failed authentications from this address; retry in ${wait} s`)
+      done(new RateLimitedError(`too many failed authentications from this address; retry in ${wait} s`))
+      return
     }
     const principal = authenticator.authenticate(request.headers.authorization)
     if (principal === undefined) {
       failures.record(request.ip)
       reply.header('www-authenticate', 'Bearer realm="tool-gateway"')
-      throw new UnauthorizedError('a valid API key is required: send Authorization: Bearer <key>')
+      done(new UnauthorizedError('a valid API key is required: send Authorization: Bearer <key>'))
+      return
     }
-    if (principal.toolsets !== undefined && request.routeOptions.config?.operatorOnly) {
-      throw new UnauthorizedError('this route needs an operator key: one not limited to toolsets')
+    if (principal.toolsets !== undefined && route?.operatorOnly) {
+      done(new UnauthorizedError('this route needs an operator key: one not limited to toolsets'))
+      return
     }
     request.principal = principal
+    done()
   }
 }
 

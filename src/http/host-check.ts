@@ -24,15 +24,20 @@ export default fp<{ config: GatewayConfig }>(async function hostCheck (app, { co
   if (allowed === undefined) return
   // Clients send the same few Host values again and again: each is parsed once.
   const accepted = new Set<string>()
-  app.addHook('onRequest', async (request) => {
+  // A callback hook, not an async one: it runs on every request of every route, and answers at once.
+  app.addHook('onRequest', (request, _reply, done) => {
     const host = request.headers.host ?? ''
-    if (accepted.has(host)) return
+    if (accepted.has(host)) {
+      done()
+      return
+    }
     const verdict = checkHostHeader(host, allowed)
     if (verdict.ok) {
       if (accepted.size < 64) accepted.add(host)
+      done()
       return
     }
     request.log.warn({ host }, 'request refused: Host not allowed')
-    throw new HostNotAllowedError(`${verdict.message}: this gateway answers requests addressed to ${allowed.join(', ')}; add the name to http.allowedHosts (ALLOWED_HOSTS)`)
+    done(new HostNotAllowedError(`${verdict.message}: this gateway answers requests addressed to ${allowed.join(', ')}; add the name to http.allowedHosts (ALLOWED_HOSTS)`))
   })
 }, { name: 'host-check' })

@@ -87,7 +87,8 @@ export class Lifecycle {
 function requestIdAndDraining (app: FastifyInstance, lifecycle: Lifecycle): void {
   app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: (err?: FastifyError) => void) => {
     reply.header('x-request-id', request.id)
-    if (request.routeOptions.config.refusedWhileDraining === true && lifecycle.draining) done(lifecycle.refusal(reply))
+    // Draining first: request.routeOptions builds a new object on every read.
+    if (lifecycle.draining && request.routeOptions.config.refusedWhileDraining === true) done(lifecycle.refusal(reply))
     else done()
   })
 }
