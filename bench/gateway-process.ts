@@ -57,8 +57,8 @@ function gatewayEnv (options: GatewayOptions, port: number): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const name of ['GATEWAY_CONFIG', 'TOOLS_DIR', 'EXTRA_TOOLS_DIRS', 'RATE_LIMIT_MAX', 'NODE_OPTIONS', 'ALLOWED_HOSTS']) delete env[name]
   Object.assign(env, { HOST: '127.0.0.1', PORT: String(port), WORKSPACE_ROOT: options.workspace, LOG_LEVEL })
-  // As the container sets it; `npm start` keeps the user's environment.
-  if (options.npmStart !== true) env.NODE_ENV = 'production'
+  // As the container sets them; `npm start` keeps the user's environment (its script sets MALLOC_ARENA_MAX).
+  if (options.npmStart !== true) Object.assign(env, { NODE_ENV: 'production', MALLOC_ARENA_MAX: '2' })
   if (options.extraToolsDir !== undefined) env.EXTRA_TOOLS_DIRS = options.extraToolsDir
   return env
 }

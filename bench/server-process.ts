@@ -31,7 +31,8 @@ export async function startFloor (spec: FloorSpec): Promise<Server> {
   const execArgv = PROFILE_DIR === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${join(PROFILE_DIR, label)}`]
   const child = fork(FLOOR_SCRIPT, [JSON.stringify(spec)], {
     execArgv,
-    env: { ...process.env, LOG_LEVEL },
+    // The malloc setting of the gateway's container: both sides allocate alike.
+    env: { ...process.env, LOG_LEVEL, MALLOC_ARENA_MAX: '2' },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc']
   })
   running.add(child)
