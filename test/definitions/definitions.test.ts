@@ -77,24 +77,27 @@ test('a pass is cached per generation and dropped when the registry changes', as
   assert.deepEqual(changed.tools.map((t) => t.function.name), ['a', 'b'])
 })
 
-test('availability changes show up without a registry change', async () => {
-  let now = 0
+/** A builder whose availability verdicts live 1 s on a clock the test moves. */
+function setupWithClock () {
+  const clock = { now: 0 }
   const registry = new ToolRegistry()
-  const availability = new AvailabilityChecker({ now: () => now, ttlMs: 1000, graceMs: 0 })
+  const availability = new AvailabilityChecker({ now: () => clock.now, ttlMs: 1000, graceMs: 0 })
   const builder = new DefinitionsBuilder({ registry, availability, logger: captureLogger().logger })
+  return { clock, registry, availability, builder }
+}
+
+test('availability changes show up without a registry change', async () => {
+  const { clock, registry, builder } = setupWithClock()
   let up = true
   registry.register(fixtureTool('flaky', { checkFn: () => up }))
   assert.equal((await builder.build(['flaky'])).tools.length, 1)
   up = false
-  now = 2000
+  clock.now = 2000
   assert.equal((await builder.build(['flaky'])).tools.length, 0)
 })
 
 test('a selection with checked tools answers its cached payload while the verdicts hold, and follows them once they change', async () => {
-  let now = 0
-  const registry = new ToolRegistry()
-  const availability = new AvailabilityChecker({ now: () => now, ttlMs: 1000, graceMs: 0 })
-  const builder = new DefinitionsBuilder({ registry, availability, logger: captureLogger().logger })
+  const { clock, registry, availability, builder } = setupWithClock()
   let up = true
   let probes = 0
   registry.register(fixtureTool('steady'))
@@ -103,19 +106,19 @@ test('a selection with checked tools answers its cached payload while the verdic
   const first = await builder.buildFor('all', select)
   assert.deepEqual(first.tools.map((t) => t.function.name), ['flaky', 'steady'])
   up = false
-  now = 500
+  clock.now = 500
   assert.equal(await builder.buildFor('all', select), first, 'a fresh verdict: the same payload, no probe')
   assert.equal(probes, 1)
-  now = 1500
+  clock.now = 1500
   // Another reader (GET /tools, a dispatch) re-runs the probe first: the new verdict is fresh in the cache.
   await availability.tool(registry.getEntry('flaky') as ToolEntry)
   const down = await builder.buildFor('all', select)
   assert.deepEqual(down.tools.map((t) => t.function.name), ['steady'])
   assert.equal(probes, 2)
   up = true
-  now = 1700
+  clock.now = 1700
   assert.equal(await builder.buildFor('all', select), down, 'an unavailable verdict is cached as well')
-  now = 3000
+  clock.now = 3000
   assert.deepEqual((await builder.buildFor('all', select)).tools.map((t) => t.function.name), ['flaky', 'steady'])
   assert.equal(probes, 3)
 })
