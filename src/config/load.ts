@@ -7,7 +7,6 @@ import { dirname, isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Settings } from 'typebox/system'
 import { Value } from 'typebox/value'
-import { parse as parseYaml } from 'yaml'
 import { coerceArguments } from '../dispatch/coerce.ts'
 import { InvalidConfigError } from '../errors.ts'
 import type { JsonSchema } from '../registry/types.ts'
@@ -41,6 +40,8 @@ async function readConfigFile (path: string): Promise<Record<string, unknown>> {
   } catch (err) {
     throw new InvalidConfigError(`GATEWAY_CONFIG: cannot read ${path}: ${(err as Error).message}`)
   }
+  // Loaded only when there is a file to read: most gateways run on the environment alone.
+  const { parse: parseYaml } = await import('yaml')
   let data: unknown
   try {
     // YAML 1.2 is a superset of JSON, so one parser reads both.

@@ -3,8 +3,22 @@
 // not reachable from a route.
 import { Ajv } from 'ajv'
 
-const ajv = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, strict: false, addUsedSchema: false })
+type Validate = ReturnType<Ajv['compile']>
 
-export function headerValidator (schema: object): ReturnType<Ajv['compile']> {
-  return ajv.compile(schema)
+let ajv: Ajv | undefined
+
+/**
+ * The validator of `schema`, compiled on its first call: Fastify asks for it while the routes
+ * register, and a new Ajv instance (its meta-schema first) cost start-up more than anything else
+ * of the route. Fastify reads `errors` off the function it was given, so they are copied there.
+ */
+export function headerValidator (schema: object): Validate {
+  let compiled: Validate | undefined
+  const validate = ((data: unknown) => {
+    compiled ??= (ajv ??= new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, strict: false, addUsedSchema: false })).compile(schema)
+    const valid = compiled(data)
+    validate.errors = compiled.errors
+    return valid
+  }) as Validate
+  return validate
 }

@@ -1,13 +1,14 @@
 // Per-caller rate limiting with @fastify/rate-limit: one budget per API key (per client address on
 // an open gateway), checked after authentication; health, readiness and metrics are exempt. Over
-// the budget a caller gets 429 GW_ERR_RATE_LIMITED with Retry-After. Off unless a maximum is set.
-import rateLimit from '@fastify/rate-limit'
+// the budget a caller gets 429 GW_ERR_RATE_LIMITED with Retry-After. Off unless a maximum is set;
+// while off, the plugin is not even loaded (it brings an IPv6 address library, costly to load).
 import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../config/schema.ts'
 import { RateLimitedError } from '../errors.ts'
 
 export default fp<GatewayConfig['http']['rateLimit']>(async function rateLimiting (app, config) {
   if (config.max === undefined) return
+  const { default: rateLimit } = await import('@fastify/rate-limit')
   await app.register(rateLimit, {
     global: true,
     hook: 'preHandler',

@@ -54,17 +54,20 @@ export function isObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-// strict: false because the TypeBox schemas carry descriptions and OpenAPI-only keywords.
-const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false })
+let ajv: Ajv | undefined
 
 /**
- * A checker for one call item, compiled once from the same schema the OpenAPI document shows. It
+ * A checker for one call item, compiled from the same schema the OpenAPI document shows on its
+ * first use: a new Ajv instance compiles its meta-schema first, and compiling the four dialects
+ * at start cost about a tenth of the time to ready, for batches many gateways never see. It
  * throws a 400 naming the item and the failing path; Ajv's messages never quote the data, so the
  * message stays bounded whatever the body holds.
  */
 export function callChecker<T> (schema: TSchema): (item: unknown, where: string) => T {
-  const validate: ValidateFunction = ajv.compile(schema)
+  let validate: ValidateFunction | undefined
   return (item, where) => {
+    // strict: false because the TypeBox schemas carry descriptions and OpenAPI-only keywords.
+    validate ??= (ajv ??= new Ajv({ allErrors: false, strict: false, coerceTypes: false })).compile(schema)
     if (validate(item)) return item as T
     const error = validate.errors?.[0]
     throw new BadRequestError(`${where}${error?.instancePath ?? ''}: ${error?.message ?? 'is not a valid tool call'}`)
