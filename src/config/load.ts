@@ -5,11 +5,10 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Settings } from 'typebox/system'
-import { Value } from 'typebox/value'
 import { coerceArguments } from '../dispatch/coerce.ts'
 import { InvalidConfigError } from '../errors.ts'
 import type { JsonSchema } from '../registry/types.ts'
+import { describeErrors, fillAndCheck } from './check.ts'
 import { ENV_VARIABLES, fromEnvironment } from './env.ts'
 import { interpolate } from './interpolate.ts'
 import { ConfigSchema, type GatewayConfig } from './schema.ts'
@@ -64,63 +63,6 @@ function withoutNulls (data: Record<string, unknown>): Record<string, unknown> {
   return out
 }
 
-function pointerToField (pointer: string): string {
-  return pointer.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~')).join('.')
-}
-
-/** Every validation error: TypeBox stops at 8 by default, and start-up must report all bad values at once. */
-function allErrors (value: unknown): ReturnType<typeof Value.Errors> {
-  const saved = Settings.Get().maxErrors
-  Settings.Set({ maxErrors: Number.MAX_SAFE_INTEGER })
-  try {
-    return Value.Errors(ConfigSchema, value)
-  } finally {
-    Settings.Set({ maxErrors: saved })
-  }
-}
-
-const KEY_DIGEST = /^\/auth\/keys\/(\d+)\/sha256$/
-
-/** A bad digest is often the key itself, pasted in its place: name the key, never echo the value. */
-function keyDigestProblem (value: unknown, pointer: string): string | undefined {
-  const match = KEY_DIGEST.exec(pointer)
-  if (match === null) return undefined
-  const name = (value as { auth?: { keys?: Array<{ name?: unknown }> } }).auth?.keys?.[Number(match[1])]?.name
-  const label = typeof name === 'string' ? ` (key ${JSON.stringify(name)})` : ''
-  return `auth.keys.${match[1]}.sha256${label}: must be 64 hexadecimal characters (the SHA-256 digest of the key, not the key); the value is not shown`
-}
-
-function describeErrors (value: unknown, envSources: Map<string, string>): string[] {
-  const lines: string[] = []
-  for (const error of allErrors(value)) {
-    const e = error as { instancePath: string, message: string, params?: Record<string, unknown>, keyword?: string }
-    const digest = keyDigestProblem(value, e.instancePath)
-    if (digest !== undefined) {
-      lines.push(digest)
-      continue
-    }
-    let field = pointerToField(e.instancePath) || '(top level)'
-    let message = e.message
-    // The object holding an unknown field may hold secrets beside it (an API key): name, never echo.
-    const unknownFields = e.keyword === 'additionalProperties' && Array.isArray(e.params?.additionalProperties)
-    if (unknownFields) message = `unknown field(s) ${(e.params!.additionalProperties as string[]).join(', ')}`
-    if (e.keyword === 'boolean') continue // the additionalProperties line already names the field
-    const source = envSources.get(pointerToField(e.instancePath))
-    if (source !== undefined) field += ` (from ${source})`
-    // A whole object is not echoed: it may hold secrets (headers, keys) beside the bad value.
-    if (e.keyword === 'anyOf') {
-      message = e.instancePath.startsWith('/mcpServers/')
-        ? 'must be either a stdio server { command, args, env, cwd } or an HTTP server { url, headers }'
-        : 'must be one of the allowed shapes'
-    }
-    const got = e.keyword === 'anyOf' ? '' : e.instancePath === '' || unknownFields ? '' : `, got ${JSON.stringify(Value.Pointer.Get(value as object, e.instancePath))}`
-    if (Array.isArray(e.params?.allowedValues)) message += ` (${(e.params.allowedValues as unknown[]).join(', ')})`
-    message += got
-    lines.push(`${field}: ${message}`)
-  }
-  return [...new Set(lines)]
-}
-
 function checkApiKeys (config: GatewayConfig, env: NodeJS.ProcessEnv): string[] {
   const problems: string[] = []
   const names = new Set<string>()
@@ -152,8 +94,8 @@ export async function loadConfig (options: LoadConfigOptions = {}): Promise<Gate
   const merged = merge(merge({ toolsDir: BUILTIN_TOOLS_DIR }, fromFile), overlay.values)
   // `${VAR}` interpolates to text: "5000" becomes 5000 where the schema wants an integer, "true"
   // true where it wants a boolean, by the same strict rules as tool arguments ("1.5" stays text).
-  const filled = Value.Default(ConfigSchema, coerceArguments(merged, ConfigSchema as unknown as JsonSchema))
-  const problems = describeErrors(filled, overlay.sources)
+  const filled = coerceArguments(merged, ConfigSchema as unknown as JsonSchema)
+  const problems = describeErrors(fillAndCheck(filled), filled, overlay.sources)
   if (problems.length === 0) problems.push(...checkApiKeys(filled as GatewayConfig, env))
   if (problems.length > 0) {
     throw new InvalidConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`)

@@ -287,6 +287,23 @@ test('an unknown-field error does not echo the values beside it (they may be sec
   assert.doesNotMatch(message, /brave-very-secret/)
 })
 
+test('an object missing a required field is named, not echoed (its other fields may be secrets)', async (t) => {
+  const cwd = await tempDir(t)
+  const path = await file(cwd, 'gateway.yaml', [
+    'mcpServers:',
+    '  remote: { headers: { Authorization: Bearer mcp-very-secret } }',
+    'auth:',
+    `  keys: [{ sha256: ${sha256('k')} }]`,
+    ''
+  ].join('\n'))
+  const message = await configError(loadConfig({ cwd, env: { GATEWAY_CONFIG: path } }))
+  assert.match(message, /mcpServers\.remote: must have required properties url$/m)
+  assert.match(message, /mcpServers\.remote: must have required properties command$/m)
+  assert.match(message, /auth\.keys\.0: must have required properties name$/m)
+  assert.doesNotMatch(message, /mcp-very-secret/)
+  assert.ok(!message.includes(sha256('k')), message)
+})
+
 test('a malformed sha256 digest is named with its key, never echoed (it is often the key itself, pasted)', async (t) => {
   const cwd = await tempDir(t)
   const path = await file(cwd, 'gateway.yaml', [
