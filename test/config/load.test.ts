@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Ajv } from 'ajv'
+import { CONFIG_AJV_OPTIONS } from '../../src/config/check.ts'
 import { BUILTIN_TOOLS_DIR, loadConfig } from '../../src/config/load.ts'
+import { ConfigSchema } from '../../src/config/schema.ts'
 
 interface TestContext { after: (fn: () => Promise<void>) => void }
 
@@ -461,4 +464,10 @@ test('relative plugin paths resolve from the config file\'s folder unless plugin
   await writeFile(join(dir, 'gw.yaml'), 'pluginsDir: extra\n')
   assert.equal((await loadConfig({ env: { GATEWAY_CONFIG: join(dir, 'gw.yaml') }, cwd: tmpdir() })).pluginsDir, join(dir, 'extra'))
   assert.equal((await loadConfig({ env: {}, cwd: dir })).pluginsDir, dir)
+})
+
+test('the config schema is valid JSON Schema and Ajv-strict (start-up compiles it without the meta-schema check)', () => {
+  const ajv = new Ajv({ ...CONFIG_AJV_OPTIONS, validateSchema: true, strict: true })
+  assert.equal(ajv.validateSchema(ConfigSchema), true, JSON.stringify(ajv.errors))
+  assert.doesNotThrow(() => ajv.compile(ConfigSchema))
 })
