@@ -21,7 +21,7 @@ export async function generateOpenApiDocument (): Promise<Record<string, unknown
     const app = await buildApp(config, { logger: pino({ level: 'silent' }), env: {} })
     try {
       await app.ready()
-      return JSON.parse(JSON.stringify(app.swagger())) as Record<string, unknown>
+      return JSON.parse(JSON.stringify((await app.openapiDocument()).object)) as Record<string, unknown>
     } finally {
       await app.close()
     }

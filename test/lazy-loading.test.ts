@@ -13,6 +13,9 @@ const PROBE = fileURLToPath(new URL('./fixtures/lazy-loading/probe.ts', import.m
 const NOT_AT_START = [
   '@modelcontextprotocol/client', '@modelcontextprotocol/server', '@modelcontextprotocol/core', 'zod',
   '@fastify/swagger-ui', '@fastify/static',
+  // The OpenAPI document's builder and its YAML writer, until the document is asked for; the config
+  // file's reader, without a file; the rate limiter, without a limit.
+  '@fastify/swagger', 'yaml', '@fastify/rate-limit',
   'undici', 'linkedom',
   // Node's bundled one, which an ES import of node:http loads (src/http/error-handler.ts).
   'node:internal/deps/undici', 'turndown', '@mozilla/readability',
@@ -38,6 +41,7 @@ test('a started gateway has loaded none of what only MCP, Swagger UI, web calls,
 
   assert.equal(statuses[0], 200, 'the Swagger UI page')
   assert.ok(documentation.includes('@fastify/swagger-ui'), 'Swagger UI loads with the first /documentation page')
+  assert.ok(documentation.includes('@fastify/swagger'), 'the OpenAPI document is built for the first /documentation page')
   assert.ok(!documentation.includes('@modelcontextprotocol/server'))
 
   assert.equal(statuses[1], 200, 'the MCP initialize')

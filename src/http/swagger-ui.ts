@@ -3,7 +3,8 @@
 // show the page, so registering it up front cost every start that time and memory. Fastify takes
 // no routes once ready, so the plugin lives in a small Fastify instance of its own, built on the
 // first hit, and the prefix's requests are handed to it with inject (after this app's own hooks:
-// auth, rate limit, Host check). The document itself (json, yaml) is served here directly.
+// auth, rate limit, Host check). The document itself (json, yaml) is served here directly, from
+// app.openapiDocument() (./openapi.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 
@@ -12,11 +13,11 @@ const HOP_HEADERS = new Set(['connection', 'content-length', 'date', 'keep-alive
 
 /** The UI's own instance: @fastify/swagger-ui registered behind a stand-in that lends it this app's document. */
 async function uiInstance (app: FastifyInstance, routePrefix: string): Promise<FastifyInstance> {
-  const [{ default: Fastify }, { default: swaggerUi }] = await Promise.all([import('fastify'), import('@fastify/swagger-ui')])
+  const [{ default: Fastify }, { default: swaggerUi }, document] = await Promise.all([import('fastify'), import('@fastify/swagger-ui'), app.openapiDocument()])
   const ui = Fastify({ logger: false })
-  // swagger-ui declares a dependency on @fastify/swagger and reads the document through app.swagger().
+  // swagger-ui declares a dependency on @fastify/swagger and reads the document through swagger().
   await ui.register(fp(async (instance) => {
-    instance.decorate('swagger', app.swagger.bind(app))
+    instance.decorate('swagger', (options?: { yaml?: boolean }) => options?.yaml === true ? document.yaml : document.object)
   }, { name: '@fastify/swagger' }))
   await ui.register(swaggerUi, { routePrefix })
   await ui.ready()
@@ -36,8 +37,8 @@ export default fp<{ routePrefix: string }>(async function swaggerUiOnDemand (app
     return await reply.code(answer.statusCode).send(answer.rawPayload)
   }
   const hidden = { hide: true }
-  app.get(`${routePrefix}/json`, { schema: hidden }, async () => app.swagger())
-  app.get(`${routePrefix}/yaml`, { schema: hidden }, async (_request, reply) => await reply.type('application/x-yaml').send(app.swagger({ yaml: true })))
+  app.get(`${routePrefix}/json`, { schema: hidden }, async () => (await app.openapiDocument()).object)
+  app.get(`${routePrefix}/yaml`, { schema: hidden }, async (_request, reply) => await reply.type('application/x-yaml').send((await app.openapiDocument()).yaml))
   app.get(routePrefix, { schema: hidden }, forward)
   app.get(`${routePrefix}/*`, { schema: hidden }, forward)
-}, { name: 'swagger-ui-on-demand', dependencies: ['@fastify/swagger'] })
+}, { name: 'swagger-ui-on-demand' })
