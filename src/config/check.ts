@@ -18,7 +18,7 @@ export function fillAndCheck (value: unknown): ErrorObject[] {
   return validate(value) ? [] : validate.errors ?? []
 }
 
-export function pointerToField (pointer: string): string {
+function pointerToField (pointer: string): string {
   return pointerTokens(pointer).join('.')
 }
 
