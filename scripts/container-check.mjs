@@ -54,7 +54,7 @@ function authorised (extra = {}) {
   return { authorization: `Bearer ${KEY}`, ...extra }
 }
 
-/** The mounted config folder: keys (one from the environment), a plugin with two tools. */
+/** The mounted config folder: a key (from the environment), a plugin of its own, a shipped one. */
 async function writeConfig (folder) {
   await mkdir(folder, { recursive: true })
   await writeFile(join(folder, 'gateway.yaml'), [
@@ -64,6 +64,9 @@ async function writeConfig (folder) {
     '      env: CI_GATEWAY_KEY',
     'plugins:',
     '  - module: ./ci-tools.mjs',
+    '    required: true',
+    '  - module: tool-gateway/plugins/policy',
+    '    options: { deny: [ci_never_*] }',
     '    required: true',
     ''
   ].join('\n'))
@@ -109,7 +112,8 @@ async function checkServes (base, workspace, gateway) {
   check(listed.status === 200, `GET /definitions with the key answered ${listed.status}: ${listed.text.slice(0, 300)}`)
   const names = JSON.parse(listed.text).map((tool) => tool.function.name)
   check(names.includes('ci_wait') && names.includes('read_file'), `GET /definitions lacks ci_wait or read_file: ${names.join(', ')}`)
-  step(`keys enforced (401 without); ${names.length} tools listed, the mounted plugin's among them`)
+  check(gateway.output().includes('policy: pre_tool_call rules active'), 'the shipped policy plugin did not load in the image')
+  step(`keys enforced (401 without); ${names.length} tools listed, the mounted plugin's among them; the shipped policy plugin active`)
 
   const read = await request(base, '/dispatch/read_file', { method: 'POST', headers: authorised({ 'content-type': 'application/json' }), body: '{"path":"mounted.txt"}' })
   check(read.status === 200 && JSON.parse(read.text).content.includes('from the host'), `read_file of the mounted workspace: ${read.status} ${read.text.slice(0, 300)}`)
