@@ -17,12 +17,12 @@
 //    not taken.
 // 3. The file is then opened for reading through /proc/self/fd/N, which reaches that very inode
 //    (not a path that could have changed), with the usual permission check.
-// So whatever is swapped in at whatever moment, the descriptor read is the one checked.
-// Plain descriptors and the callback API, not FileHandle: a FileHandle costs a native object, a
-// promise per operation and a thread-pool trip to close, a third of the quick way's CPU for a small
-// file. The caller closes the descriptor (ReadDescriptor.close) in a finally. O_PATH is
+// So whatever is swapped in at whatever moment, the descriptor read is the one checked. O_PATH is
 // not in fs.constants; 0o10000000 is its value on every Linux architecture Node runs on (alpha,
 // parisc and sparc differ), and it is tried once on the root: an open that reads is not O_PATH.
+// The file is handed over as a plain descriptor (read-descriptor.ts), not a FileHandle, whose
+// native object and close through the pool weigh on a small file (bench/README.md); the caller
+// closes it in a finally.
 import type { Stats } from 'node:fs'
 import { closeSync, constants, fstatSync, open as openWithCallback, openSync, readSync } from 'node:fs'
 import { openedAt, procPathOf, procWorks } from './confine.ts'
