@@ -1,5 +1,6 @@
 # The gateway as a container: compiled JavaScript run by plain `node`, production dependencies only,
-# as the unprivileged `node` user. `npm run smoke:prod` repeats these steps without a Docker engine.
+# as the unprivileged `node` user. `npm run container:check` builds and runs it with podman and buildah;
+# `npm run smoke:prod` repeats its steps without an engine.
 #
 # Secure by default: the image listens on 0.0.0.0, and protected mode refuses to start an open
 # gateway on a non-loopback address. Give it API keys, or say explicitly that it is open:

@@ -6,7 +6,7 @@ import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.ts'
 import { parseCommandLine, USAGE, UsageError, type CommandLine } from './cli-options.ts'
 import { loadConfig } from './config/load.ts'
-import { assertProtectedMode } from './config/protected-mode.ts'
+import { assertProtectedMode, openGatewayWarning } from './config/protected-mode.ts'
 import type { GatewayConfig } from './config/schema.ts'
 import { createLogger } from './logger.ts'
 import { drainAndClose } from './shutdown.ts'
@@ -28,6 +28,8 @@ function commandLine (): CommandLine {
 
 async function serveHttp (config: GatewayConfig): Promise<void> {
   const logger = createLogger(config)
+  const open = openGatewayWarning(config)
+  if (open !== undefined) logger.warn({ host: config.host }, open)
   let app
   try {
     app = await buildApp(config, { logger })

@@ -144,10 +144,12 @@ test('protected mode: a non-loopback HOST without API keys refuses to start and 
   assert.doesNotMatch(result.stdout, /Server listening/)
 })
 
-test('with GATEWAY_ALLOW_OPEN=true it starts, serves /healthz, and exits 0 on SIGTERM', async (t) => {
+test('with GATEWAY_ALLOW_OPEN=true it starts warning that it is open, serves /healthz, and exits 0 on SIGTERM', async (t) => {
   const { env } = await sandbox(t)
   const server = startServer(t, { ...env, HOST: '0.0.0.0', GATEWAY_ALLOW_OPEN: 'true' })
   const port = await listeningPort(server)
+  // Allowed, but said out loud: an open gateway on a reachable address is one step from an accident.
+  assert.match(server.stdout(), /"level":40,.*"host":"0\.0\.0\.0","msg":"open gateway: listening on 0\.0\.0\.0 without API keys \(GATEWAY_ALLOW_OPEN=true\)/)
   const response = await fetch(`http://127.0.0.1:${port}/healthz`)
   assert.equal(response.status, 200)
   assert.deepEqual(await response.json(), { status: 'ok' })
@@ -182,4 +184,5 @@ test('with an API key from an environment variable it may bind a non-loopback HO
   const exit = await within(server.exited, EXIT_TIMEOUT_MS, 'waiting for exit after SIGTERM', () => server.stdout() + server.stderr())
   assert.equal(exit.code, 0, server.stderr())
   assert.ok(!server.stdout().includes(key), 'the key appears in the log')
+  assert.doesNotMatch(server.stdout(), /open gateway/, 'with keys it is not open')
 })

@@ -19,3 +19,9 @@ export function assertProtectedMode (config: GatewayConfig): void {
     'Configure auth.keys in the GATEWAY_CONFIG file, bind HOST to 127.0.0.1, or set GATEWAY_ALLOW_OPEN=true if an open gateway is intended.'
   )
 }
+
+/** What to warn about at start when the operator chose an open gateway on a reachable address. */
+export function openGatewayWarning (config: GatewayConfig): string | undefined {
+  if (config.auth.keys.length > 0 || isLoopback(config.host)) return undefined
+  return `open gateway: listening on ${config.host} without API keys (GATEWAY_ALLOW_OPEN=true), so anyone who can reach the port can run its tools; configure auth.keys unless a network policy keeps everyone else out`
+}

@@ -15,7 +15,7 @@ import { isRecord, messageOf } from '../objects.ts'
 import { withTimeout } from '../timers.ts'
 import { useBoundedReader } from './bounded-read-buffer.ts'
 import type { McpClock } from './clock.ts'
-import { childEnvironment, childOf, isRunning, type StderrLog } from './stdio-child.ts'
+import { childEnvironment, childOf, isRunning, workingFolderProblem, type StderrLog } from './stdio-child.ts'
 import { listAllTools, type ListedTools } from './tool-list.ts'
 import type { McpConnectionTuning } from './tuning.ts'
 import { GATEWAY_IDENTITY } from '../version.ts'
@@ -100,6 +100,7 @@ export class McpLink {
   #pinging = false
   #pingTimer: unknown
   #stderr: StderrLog | undefined
+  readonly #cwd: string | undefined
   #terminated: Promise<void> | undefined
   readonly #logger: Logger
   readonly #tuning: McpLinkOptions['tuning']
@@ -111,6 +112,7 @@ export class McpLink {
     this.#tuning = options.tuning
     this.#clock = options.clock
     this.#onLost = options.onLost
+    this.#cwd = 'command' in options.config ? options.config.cwd : undefined
     const transport = this.transport = createTransport(options.config)
     const client = this.client = new Client({ ...GATEWAY_IDENTITY }, { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION })
     // Set before connect: the client chains its own handler after this one.
@@ -152,6 +154,8 @@ export class McpLink {
 
   /** The handshake, then the first tools/list (if the server has tools), each within `timeoutMs`. */
   async connect (timeoutMs: number): Promise<LinkHandshake> {
+    const cwdProblem = workingFolderProblem(this.#cwd)
+    if (cwdProblem !== undefined) throw new Error(cwdProblem)
     try {
       await this.client.connect(this.transport, { timeout: timeoutMs })
       this.#child = childOf(this.transport)

@@ -10,6 +10,7 @@ import type { ToolRegistry } from '../registry/registry.ts'
 import type { CheckFn, ToolAnnotations } from '../registry/types.ts'
 import { REAL_CLOCK, type McpClock } from './clock.ts'
 import { describeTool } from './describe-tool.ts'
+import { warnUnmatchedFilterNames } from './filter-names.ts'
 import { RefreshScheduler } from './refresh-scheduler.ts'
 import { relayedCall } from './relayed-call.ts'
 import type { McpConnection } from './connection.ts'
@@ -61,6 +62,7 @@ export class McpServerTools {
   #disposed = false
   #leftOut: readonly LeftOutTool[] = []
   #warnings: readonly SchemaWarning[] = []
+  #filterWarned = ''
   readonly #onConnected = (): void => { this.apply(this.#connection.tools, this.#connection.leftOut) }
   readonly #onToolsChanged = (): void => this.#scheduler.request()
 
@@ -130,6 +132,7 @@ export class McpServerTools {
   apply (tools: readonly Tool[], leftOut: readonly LeftOutTool[] = []): SyncReport {
     const report: SyncReport = { added: [], updated: [], removed: [], skipped: [...leftOut] }
     if (this.#disposed) return report
+    this.#filterWarned = warnUnmatchedFilterNames(this.#logger, this.#filter, tools, this.#filterWarned)
     const desired = this.#desired(tools, report)
     // One registry change for the whole list: a server of thousands of tools is one snapshot copy.
     this.#registry.update((batch) => {

@@ -2,6 +2,8 @@
 // with, the process handle behind the SDK transport, and its stderr read line by line into the log
 // under a rate cap (a chatty server must not flood the gateway's log).
 import type { ChildProcess } from 'node:child_process'
+import { statSync } from 'node:fs'
+import { resolve } from 'node:path'
 import type { Readable } from 'node:stream'
 import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { Logger } from 'pino'
@@ -10,6 +12,22 @@ import type { Logger } from 'pino'
 export const CHILD_ENV_ALLOWLIST = Object.freeze(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ', 'USER'])
 const MAX_LINE = 2_000
 const MAX_REMEMBERED = 300
+
+/**
+ * Why the child cannot start in `cwd`, or undefined. Node reports a missing working folder as
+ * `spawn <command> ENOENT`, which reads as a missing command: this says what is really wrong.
+ */
+export function workingFolderProblem (cwd: string | undefined): string | undefined {
+  if (cwd === undefined) return undefined
+  const where = resolve(cwd) === cwd ? `"${cwd}"` : `"${cwd}" (${resolve(cwd)})`
+  try {
+    if (!statSync(cwd).isDirectory()) return `cannot start the server: its cwd ${where} is not a folder`
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    return code === 'ENOENT' ? `cannot start the server: its cwd ${where} does not exist` : `cannot start the server: its cwd ${where} cannot be used (${code})`
+  }
+  return undefined
+}
 
 /** The minimal environment plus the server's own variables. */
 export function childEnvironment (extra: Record<string, string> = {}, parent: NodeJS.ProcessEnv = process.env): Record<string, string> {

@@ -1,8 +1,9 @@
 // Finds the file a plugin entry of the config names: a path relative to the config's folder, an
-// absolute path or file: URL, or a package installed beside the config. Node 20 cannot resolve a
+// absolute path or file: URL, a package installed beside the config, or a sample shipped with the
+// gateway (`tool-gateway/plugins/policy`). Node 20 cannot resolve a
 // bare specifier from another folder for import (import.meta.resolve's parent argument is behind
 // a flag, and require.resolve ignores the "import" condition), so package "exports" are read here.
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -144,14 +145,41 @@ function resolvePackage (spec: string, baseDir: string): ResolvedPlugin {
   return { name: spec, kind: 'package', file }
 }
 
+/** What names a sample plugin shipped in the gateway's own plugins/ folder. */
+export const SHIPPED_PLUGIN_PREFIX = 'tool-gateway/plugins/'
+// The samples sit beside the running code: plugins/*.ts next to src/ when run from the sources,
+// dist/plugins/*.js next to dist/src/ when compiled (npm start, the image). So a config naming one
+// works wherever it is copied, and under both.
+const SHIPPED_PLUGINS = new URL('../../plugins/', import.meta.url)
+const CODE_EXTENSION = extname(fileURLToPath(import.meta.url))
+
+function shippedPlugins (): string[] {
+  try {
+    return readdirSync(SHIPPED_PLUGINS).filter((file) => extname(file) === CODE_EXTENSION).map((file) => basename(file, CODE_EXTENSION)).sort()
+  } catch {
+    return []
+  }
+}
+
+function resolveShipped (spec: string): ResolvedPlugin {
+  const name = spec.slice(SHIPPED_PLUGIN_PREFIX.length)
+  const known = shippedPlugins()
+  if (!known.includes(name)) {
+    throw new PluginLoadError(spec, `plugin "${spec}": the gateway ships no plugin "${name}"; it ships: ${known.join(', ') || 'none'}`)
+  }
+  return { name, kind: 'path', file: fileURLToPath(new URL(name + CODE_EXTENSION, SHIPPED_PLUGINS)) }
+}
+
 /**
- * Resolves one plugin module string: absolute paths and file: URLs as they are; `./` and `../`
- * against `baseDir`; a string naming an existing file under `baseDir` (`plugins/audit-log.ts`) as
- * that file; anything else as a package installed beside `baseDir`. Throws an Error that says what
+ * Resolves one plugin module string: `tool-gateway/plugins/<name>` as a shipped sample; absolute
+ * paths and file: URLs as they are; `./` and `../` against `baseDir`; a string naming an existing
+ * file under `baseDir` (`plugins/audit-log.ts`) as that file; anything else as a package installed
+ * beside `baseDir`. Throws an Error that says what
  * was looked for and where.
  */
 export function resolvePluginModule (spec: string, baseDir: string): ResolvedPlugin {
   if (typeof spec !== 'string' || spec.trim() === '') throw new PluginLoadError(spec, 'plugin module must be a non-empty string')
+  if (spec.startsWith(SHIPPED_PLUGIN_PREFIX)) return resolveShipped(spec)
   if (spec.startsWith('file:')) return resolvePath(spec, fileURLToPath(spec), baseDir)
   if (isAbsolute(spec)) return resolvePath(spec, spec, baseDir)
   if (isRelative(spec)) return resolvePath(spec, resolve(baseDir, spec), baseDir)

@@ -4,13 +4,15 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Ajv } from 'ajv'
 import { CONFIG_AJV_OPTIONS } from '../../src/config/check.ts'
 import { BUILTIN_TOOLS_DIR, loadConfig } from '../../src/config/load.ts'
 import { ConfigSchema } from '../../src/config/schema.ts'
+import { resolvePluginModule } from '../../src/plugins/resolve.ts'
 
 interface TestContext { after: (fn: () => Promise<void>) => void }
 
@@ -449,11 +451,17 @@ test('an interpolated number or boolean in the file is read as one', async (t) =
   await assert.rejects(loadConfig({ env: { GATEWAY_CONFIG: 'gw.yaml', T: 'soon' }, cwd: dir }), /dispatch\.defaultTimeoutMs: must be integer, got "soon"/)
 })
 
-test('the commented sample config in the repository loads', async () => {
-  const config = await loadConfig({ env: { GATEWAY_CONFIG: 'gateway.example.yaml', GATEWAY_OPERATOR_KEY: 'k' }, cwd: join(import.meta.dirname, '../..') })
-  assert.deepEqual(config.auth.keys.map((key) => key.name), ['ci-agent', 'operator'])
+test('the commented sample config loads as copied anywhere: nothing to set, no working key, its plugin found', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-sample-config-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  await cp(join(import.meta.dirname, '../../gateway.example.yaml'), join(dir, 'gateway.yaml'))
+  const config = await loadConfig({ env: { GATEWAY_CONFIG: 'gateway.yaml' }, cwd: dir })
+  assert.deepEqual(config.auth.keys, [], 'the sample carries no key anyone could use')
   assert.deepEqual(config.toolsets.research.includes, ['web'])
   assert.equal(config.tools.web_extract.timeoutMs, 30000)
+  const plugins = config.plugins.map((entry) => resolvePluginModule(typeof entry === 'string' ? entry : entry.module, config.pluginsDir ?? dir))
+  assert.deepEqual(plugins.map((plugin) => plugin.name), ['policy'])
+  assert.ok(existsSync(plugins[0].file), `${plugins[0].file} exists`)
 })
 
 test('relative plugin paths resolve from the config file\'s folder unless pluginsDir says otherwise', async (t) => {

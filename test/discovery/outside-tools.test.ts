@@ -137,7 +137,7 @@ test('npm start and the container: compiled files in another folder, `node dist/
   const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
   // With the image's malloc setting (README, "Running in a container"), unless the user's environment has its own.
   assert.match(dockerfile, /^ {4}MALLOC_ARENA_MAX=2$/m)
-  assert.match(pkg.scripts.start, /^MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\} node dist\/src\/server\.js$/, '`npm start` runs the same')
+  assert.match(pkg.scripts.start, /^MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\} exec node dist\/src\/server\.js$/, '`npm start` runs the same')
   assert.equal(pkg.scripts.prestart, 'npm run build', 'after building what changed')
   const tools = await myTools(t)
   // The image's /app: package.json ("type": "module"), node_modules and dist/ (no sources).

@@ -222,6 +222,19 @@ test('cwd is honoured', async (t) => {
   assert.equal((await connection.callTool('cwd', {})).content, tiny.dir)
 })
 
+test('a missing cwd is reported as such, not as the spawn ENOENT that reads like a missing command', async (t) => {
+  const missing = `${tiny.dir}/no-such-folder`
+  const h = createMcpHarness({ lost: tinyConfig({ cwd: missing }), file: tinyConfig({ cwd: tiny.script }) }, { clock: new ManualClock() })
+  t.after(() => h.manager.stop())
+  h.manager.start()
+  await h.manager.ready()
+  const states = Object.fromEntries(h.manager.states().map((s) => [s.server, s]))
+  assert.equal(states.lost.state, 'reconnecting')
+  assert.equal(states.lost.lastError, `cannot start the server: its cwd "${missing}" does not exist`)
+  assert.equal(states.file.lastError, `cannot start the server: its cwd "${tiny.script}" is not a folder`)
+  assert.deepEqual(childProcesses(), [])
+})
+
 test('child stderr is logged at debug line by line, long lines cut, at most N lines per window', async () => {
   const log = captureLogger('debug')
   const connection = new McpConnection({

@@ -47,6 +47,26 @@ test('include wins over exclude, on raw names; without include, exclude removes'
   assert.deepEqual(toolNames(b.registry), ['mcp__srv__keep_me', 'mcp__srv__third'])
 })
 
+test('include and exclude names that match no tool warn once, with the closest names; fixed by the server, the warning goes', (t) => {
+  const { tools, registry, log } = sync({ exclude: ['delete-fiel', 'gone'] })
+  t.after(() => tools.dispose())
+  const warnings = () => log.lines().filter((l) => l.level === 40 && /match no tool/.test(String(l.msg)))
+  tools.apply([tool('delete-file'), tool('read')])
+  assert.deepEqual(toolNames(registry), ['mcp__srv__delete_file', 'mcp__srv__read'], 'the misspelt exclude excluded nothing')
+  assert.equal(warnings().length, 1)
+  assert.equal(warnings()[0].msg, 'tools.exclude "delete-fiel" (did you mean "delete-file"?), "gone" match no tool of the server, so they exclude nothing')
+  tools.apply([tool('delete-file'), tool('read')])
+  assert.equal(warnings().length, 1, 'the same list again: not said twice')
+  tools.apply([tool('delete-fiel'), tool('gone')])
+  assert.equal(warnings().length, 1, 'every name matches now: nothing to say')
+
+  const included = sync({ include: ['reed'] })
+  t.after(() => included.tools.dispose())
+  included.tools.apply([tool('read')])
+  assert.deepEqual(toolNames(included.registry), [], 'nothing matched the include')
+  assert.match(String(included.log.lines().find((l) => l.level === 40)?.msg), /^tools\.include "reed" \(did you mean "read"\?\) match no tool of the server, so nothing is served under them$/)
+})
+
 test('two raw names that sanitise alike are both refused, with an error naming both', (t) => {
   const { tools, registry, log } = sync()
   t.after(() => tools.dispose())

@@ -1,8 +1,11 @@
 // Tests of the package "exports" reading the plugin resolver does itself (Node 20 cannot resolve a
-// bare specifier for import from another folder): conditions, subpaths, patterns, exclusions.
+// bare specifier for import from another folder): conditions, subpaths, patterns, exclusions; and
+// the samples shipped with the gateway.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { resolveExports } from '../../src/plugins/resolve.ts'
+import { tmpdir } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { resolveExports, resolvePluginModule } from '../../src/plugins/resolve.ts'
 
 test('a string, an array or a conditions object stands for the root "."', () => {
   assert.equal(resolveExports('./main.js', '.'), './main.js')
@@ -32,4 +35,14 @@ test('subpaths match exactly, then by the pattern with the longest prefix; null 
   assert.equal(resolveExports(exports, './plugins/special/x'), './lib/special/x.mjs')
   assert.equal(resolveExports(exports, './private/secret'), undefined)
   assert.equal(resolveExports(exports, './missing'), undefined)
+})
+
+test('tool-gateway/plugins/<name> names a sample shipped beside the running code, wherever the config is', () => {
+  const policy = resolvePluginModule('tool-gateway/plugins/policy', tmpdir())
+  assert.equal(policy.name, 'policy')
+  // From the sources here; from dist/plugins/policy.js when compiled (test/runtime/npm-start.test.ts).
+  assert.equal(policy.file, fileURLToPath(new URL('../../plugins/policy.ts', import.meta.url)))
+  assert.throws(() => resolvePluginModule('tool-gateway/plugins/nope', tmpdir()), /the gateway ships no plugin "nope"; it ships: audit-log, policy/)
+  // Only the names listed are reachable: no path out of the folder.
+  assert.throws(() => resolvePluginModule('tool-gateway/plugins/../src/server', tmpdir()), /ships no plugin "\.\.\/src\/server"/)
 })

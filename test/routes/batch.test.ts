@@ -70,3 +70,30 @@ test('a batch over the size limit or empty is refused as a whole with a clear me
   assert.equal(big.statusCode, 400)
   assert.match(big.json().error.message, /at most 128 tool calls \(got 129\)/)
 })
+
+test('the per-call headers of a batch apply to each of its calls; a bad one refuses the batch before any call runs', async (t) => {
+  const { app } = await buildTestApp(t)
+  const sessions: Array<string | undefined> = []
+  app.gateway.registry.register(fixtureTool('whoami', {
+    handler: async (_args, ctx) => {
+      sessions.push(ctx.sessionId)
+      return toolResult({ padding: 'x'.repeat(200) })
+    }
+  }))
+  const toolCalls = ['c1', 'c2', 'c3'].map((id) => ({ id, type: 'function', function: { name: 'whoami', arguments: '{}' } }))
+  const res = await app.inject({
+    method: 'POST',
+    url: '/dispatch',
+    headers: { 'x-session-id': 'agent-7', 'x-max-result-chars': '100' },
+    payload: { tool_calls: toolCalls }
+  })
+  assert.equal(res.statusCode, 200)
+  const results = res.json().results as Array<{ truncated: boolean }>
+  assert.equal(results.length, 3)
+  assert.deepEqual(results.map((result) => result.truncated), [true, true, true], 'x-max-result-chars caps every call')
+  assert.deepEqual(sessions, ['agent-7', 'agent-7', 'agent-7'])
+  const bad = await app.inject({ method: 'POST', url: '/dispatch', headers: { 'x-tool-timeout-ms': 'soon' }, payload: { tool_calls: toolCalls } })
+  assert.equal(bad.statusCode, 400)
+  assert.match(bad.json().error.message, /x-tool-timeout-ms/)
+  assert.equal(sessions.length, 3, 'no call of a refused batch runs')
+})

@@ -46,7 +46,7 @@ registry.register({
       const file = await openWorkspaceFile(configOf(ctx).workspaceRoot, path, 'Use search_files with target "files" to list what it contains.')
       try {
         const { size } = file.stats
-        const page = await readLinePage(file.handle, {
+        const page = await readLinePage(file.reader, {
           offset,
           limit,
           budget: FILE_LIMITS.readCharBudget,
@@ -76,7 +76,7 @@ registry.register({
           ...(page.cutLines.length > 0 ? { cut_lines: page.cutLines } : {})
         })
       } finally {
-        await file.handle.close()
+        await file.reader.close()
       }
     } catch (error) {
       return failure(error, path)

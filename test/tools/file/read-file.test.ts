@@ -1,7 +1,8 @@
 // read_file: numbered pages, offset/limit, the character budget ending at a whole line with
 // next_offset, totals, binary and folder refusals, and the workspace root created on first use.
 import assert from 'node:assert/strict'
-import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { readdirSync } from 'node:fs'
+import { mkdtemp, rm, stat, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -145,6 +146,23 @@ test('read_file refuses a folder with a hint to search_files, and names a missin
   const missing = await fx.json('read_file', { path: 'nope.txt' })
   assert.equal(missing.error, 'File not found: "nope.txt"')
   assert.equal(missing.path, 'nope.txt')
+})
+
+// The quick way holds plain descriptors (no FileHandle closes a forgotten one when collected): every
+// way out of a call, answer, refusal or error, must close what it opened.
+test('read_file leaves no descriptor open, whatever the outcome', { skip: process.platform !== 'linux' }, async (t) => {
+  const fx = await fileFixture(t)
+  await fx.put({ 'a.txt': 'one\ntwo\n', 'image.png': Buffer.from([0x89, 0x50, 0x00, 0x00]), 'docs/readme.md': '# hi' })
+  await symlink(join(fx.outside, 'secret.txt'), join(fx.ws, 'out.txt'))
+  const calls = [{ path: 'a.txt' }, { path: 'a.txt', offset: 9 }, { path: 'image.png' }, { path: 'docs' }, { path: 'nope.txt' }, { path: 'out.txt' }]
+  const open = (): number => readdirSync('/proc/self/fd').length
+  for (const args of calls) await fx.h.call('read_file', args)
+  const before = open()
+  for (let round = 0; round < 20; round++) {
+    const outcomes = await Promise.all(calls.map(async (args) => await fx.h.call('read_file', args)))
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['ok', 'error', 'error', 'error', 'error', 'error'])
+  }
+  assert.ok(open() <= before, `descriptors open before ${before}, after ${open()}`)
 })
 
 test('read_file follows a symlink that stays inside the workspace', async (t) => {

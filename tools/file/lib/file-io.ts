@@ -10,6 +10,7 @@ import { binaryReason } from './binary.ts'
 import { checkOpenedInside } from './confine.ts'
 import { FileToolError, showPath } from './errors.ts'
 import { FILE_LIMITS } from './limits.ts'
+import type { PageSource } from './line-page.ts'
 import { canOpenBeneath, openFileBeneath } from './open-beneath.ts'
 import { checkPathText, hardLinked, lexicalInWorkspace, requireFile, resolveInWorkspace, workspaceRelative, type ResolvedPath } from './paths.ts'
 import { refreshWorkspace, workspaceOf } from './workspace.ts'
@@ -18,7 +19,8 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOL
 
 /** A workspace file open for reading, with its stats from the one fstat made. */
 export interface OpenedFile {
-  handle: FileHandle
+  /** A plain descriptor (the quick way) or a FileHandle (the careful way): the caller closes it. */
+  reader: PageSource & { close: () => Promise<void> | void }
   stats: Stats
   /** Workspace-relative, every link resolved. */
   relative: string
@@ -37,12 +39,12 @@ export async function openWorkspaceFile (workspaceRoot: string, input: string, f
   const lexical = lexicalInWorkspace(kept, input)
   if (canOpenBeneath(kept.real)) {
     const quick = await openFileBeneath(kept.real, lexical)
-    if (quick !== undefined) return { handle: quick.handle, stats: quick.stats, relative: workspaceRelative(kept.real, quick.real), input }
+    if (quick !== undefined) return { reader: quick.file, stats: quick.stats, relative: workspaceRelative(kept.real, quick.real), input }
   }
   const resolved = await resolveInWorkspace(await refreshWorkspace(workspaceRoot), input)
   requireFile(resolved, folderHint)
   const { handle, stats } = await openForRead(resolved)
-  return { handle, stats, relative: resolved.relative, input }
+  return { reader: handle, stats, relative: resolved.relative, input }
 }
 
 /** Opens a checked path for reading; refuses anything that is not a regular file once opened. */

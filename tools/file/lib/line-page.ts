@@ -2,7 +2,11 @@
 // newlines, only the lines of the page are decoded and buffered (each at most what the budget could
 // show), and the page stops at a whole line before the character budget. After the page, lines are
 // only counted, and only when the caller wants the total.
-import type { FileHandle } from 'node:fs/promises'
+
+/** What a page is read from: a FileHandle, or a plain descriptor (read-descriptor.ts). */
+export interface PageSource {
+  read: (buffer: Buffer, offset: number, length: number, position: number) => Promise<{ bytesRead: number }>
+}
 
 export interface PageRequest {
   /** First line to show, 1-based. */
@@ -179,7 +183,7 @@ function chunkSize (request: PageRequest): number {
   return request.size === undefined ? chunk : Math.max(1, Math.min(chunk, request.size + 1))
 }
 
-export async function readLinePage (handle: Pick<FileHandle, 'read'>, request: PageRequest): Promise<Page> {
+export async function readLinePage (handle: PageSource, request: PageRequest): Promise<Page> {
   const { signal, size, inspectStart } = request
   const scan = new PageScan(request)
   const chunk = Buffer.allocUnsafe(chunkSize(request))

@@ -20,10 +20,13 @@
 // So whatever is swapped in at whatever moment, the descriptor read is the one checked. O_PATH is
 // not in fs.constants; 0o10000000 is its value on every Linux architecture Node runs on (alpha,
 // parisc and sparc differ), and it is tried once on the root: an open that reads is not O_PATH.
+// The file is handed over as a plain descriptor (read-descriptor.ts), not a FileHandle, whose
+// native object and close through the pool weigh on a small file (bench/README.md); the caller
+// closes it in a finally.
 import type { Stats } from 'node:fs'
 import { closeSync, constants, fstatSync, open as openWithCallback, openSync, readSync } from 'node:fs'
-import { open, type FileHandle } from 'node:fs/promises'
 import { openedAt, procPathOf, procWorks } from './confine.ts'
+import { ReadDescriptor } from './read-descriptor.ts'
 import { isInside } from './paths.ts'
 
 const O_PATH = 0o10000000
@@ -53,14 +56,15 @@ export function canOpenBeneath (root: string): boolean {
   return procWorks && checkPathFlag(root)
 }
 
-function openPathOnly (path: string): Promise<number | undefined> {
+/** A descriptor of `path` opened with `flags`, or undefined on any error (the careful way then says which). */
+function openOrNot (path: string, flags: number): Promise<number | undefined> {
   return new Promise((resolve) => {
-    openWithCallback(path, O_PATH, (error, fd) => { resolve(error === null ? fd : undefined) })
+    openWithCallback(path, flags, (error, fd) => { resolve(error === null ? fd : undefined) })
   })
 }
 
 export interface OpenedBeneath {
-  handle: FileHandle
+  file: ReadDescriptor
   stats: Stats
   /** Where the file is, every link resolved (inside the root). */
   real: string
@@ -68,15 +72,15 @@ export interface OpenedBeneath {
 
 /** Opens `lexical` (a path under `root`, from lexicalInWorkspace) for reading, or undefined: see above. */
 export async function openFileBeneath (root: string, lexical: string): Promise<OpenedBeneath | undefined> {
-  const pathFd = await openPathOnly(lexical)
+  const pathFd = await openOrNot(lexical, O_PATH)
   if (pathFd === undefined) return undefined
   try {
     const real = openedAt(pathFd)
     if (real === undefined || !isInside(real, root)) return undefined
     const stats = fstatSync(pathFd)
     if (!stats.isFile() || stats.nlink > 1) return undefined
-    const handle = await open(procPathOf(pathFd), READ_FLAGS).catch(() => undefined)
-    return handle === undefined ? undefined : { handle, stats, real }
+    const fd = await openOrNot(procPathOf(pathFd), READ_FLAGS)
+    return fd === undefined ? undefined : { file: new ReadDescriptor(fd), stats, real }
   } finally {
     // A descriptor of O_PATH holds no open file: closing it is bookkeeping in the kernel.
     closeSync(pathFd)
