@@ -146,6 +146,8 @@ export const ConfigSchema = Type.Object({
     }, { additionalProperties: false, default: {} })
   }, { additionalProperties: false, default: {} }),
   mcpServers: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }), Type.Union([McpStdioServerSchema, McpHttpServerSchema]), {
+    // Without it a name outside the pattern is simply not checked, and accepted.
+    additionalProperties: false,
     default: {},
     description: 'MCP servers by name, in the widely used { command, args, env, cwd } | { url, headers } shape.'
   }),

@@ -292,6 +292,14 @@ test('an unknown-field error does not echo the values beside it (they may be sec
   assert.doesNotMatch(message, /brave-very-secret/)
 })
 
+test('an MCP server name outside the pattern is refused, named (it becomes part of tool names)', async (t) => {
+  const cwd = await tempDir(t)
+  const path = await file(cwd, 'gateway.yaml', 'mcpServers:\n  "bad name!": { url: "http://127.0.0.1:1/mcp" }\n  fine_one: { url: "http://127.0.0.1:1/mcp" }\n')
+  const message = await configError(loadConfig({ cwd, env: { GATEWAY_CONFIG: path } }))
+  assert.match(message, /mcpServers: invalid server name\(s\) "bad name!": letters, digits, _ and - only, at most 64$/m)
+  assert.doesNotMatch(message, /fine_one/)
+})
+
 test('an object missing a required field is named, not echoed (its other fields may be secrets)', async (t) => {
   const cwd = await tempDir(t)
   const path = await file(cwd, 'gateway.yaml', [
