@@ -2,7 +2,7 @@
 // OTel implementation over the SDK's InMemorySpanExporter (a SimpleSpanProcessor: each span is
 // there as soon as it ends).
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace'
-import { createOtelTracer } from '../../src/tracing/otel-tracer.ts'
+import { createOtelTracer, type OtelTracerOptions } from '../../src/tracing/otel-tracer.ts'
 import type { Tracer } from '../../src/tracing/tracer.ts'
 
 export interface MemoryTracer {
@@ -13,9 +13,9 @@ export interface MemoryTracer {
   only: (name: string) => ReadableSpan
 }
 
-export function memoryTracer (): MemoryTracer {
+export function memoryTracer (options: Omit<OtelTracerOptions, 'processor'> = {}): MemoryTracer {
   const exporter = new InMemorySpanExporter()
-  const tracer = createOtelTracer({ processor: new SimpleSpanProcessor({ exporter }) })
+  const tracer = createOtelTracer({ ...options, processor: new SimpleSpanProcessor({ exporter }) })
   const spans = (): ReadableSpan[] => exporter.getFinishedSpans()
   const only = (name: string): ReadableSpan => {
     const named = spans().filter((span) => span.name === name)

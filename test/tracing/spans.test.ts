@@ -167,3 +167,19 @@ test('probes and scrapes make no spans; other routes do', async (t) => {
   await app.inject('/definitions')
   assert.deepEqual(memory.spans().map((span) => span.name), ['GET /definitions'])
 })
+
+test('sampling follows the caller (parentbased): a trace it did not sample records nothing, and says so downstream; a ratio of 0 records no new trace', async (t) => {
+  const memory = memoryTracer({ sampler: 'parentbased_traceidratio', samplerArg: 0 })
+  const { app } = await buildTestApp(t, {}, { tracer: memory.tracer })
+  const seen: Array<ToolContext['traceHeaders']> = []
+  app.gateway.registry.register(fixtureTool('echo', { handler: (_args, ctx) => { seen.push(ctx.traceHeaders); return 'ok' } }))
+  const notSampled = `00-${CALLER_TRACE_ID}-${CALLER_SPAN_ID}-00`
+  await app.inject({ method: 'POST', url: '/dispatch/echo', payload: {}, headers: { traceparent: notSampled } })
+  await app.inject({ method: 'POST', url: '/dispatch/echo', payload: {} })
+  assert.deepEqual(memory.spans(), [])
+  assert.match(seen[0]?.traceparent ?? '', new RegExp(`^00-${CALLER_TRACE_ID}-[0-9a-f]{16}-00$`), 'the caller\'s trace goes on, unsampled')
+  assert.match(seen[1]?.traceparent ?? '', /-00$/)
+
+  await app.inject({ method: 'POST', url: '/dispatch/echo', payload: {}, headers: { traceparent: CALLER_TRACEPARENT } })
+  assert.deepEqual(memory.spans().map((span) => span.name).sort(), ['POST /dispatch/:name', 'execute_tool echo'], 'a sampled caller is followed whatever the ratio')
+})
