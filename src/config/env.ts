@@ -47,6 +47,7 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   OTEL_EXPORTER_OTLP_ENDPOINT: ['tracing.endpoint', 'string'],
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: ['tracing.tracesEndpoint', 'string'],
   OTEL_EXPORTER_OTLP_HEADERS: ['tracing.headers', 'pairs'],
+  OTEL_EXPORTER_OTLP_TIMEOUT: ['tracing.timeoutMs', 'integer'],
   OTEL_SERVICE_NAME: ['tracing.serviceName', 'string'],
   OTEL_TRACES_SAMPLER: ['tracing.sampler', 'string'],
   OTEL_TRACES_SAMPLER_ARG: ['tracing.samplerArg', 'number'],

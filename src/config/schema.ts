@@ -167,6 +167,7 @@ export const ConfigSchema = Type.Object({
     endpoint: Type.Optional(Type.String({ pattern: '^https?://', description: 'Base URL of an OTLP/HTTP receiver; spans go to its /v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT). Unset, with tracesEndpoint unset too: no tracing.' })),
     tracesEndpoint: Type.Optional(Type.String({ pattern: '^https?://', description: 'Full URL spans are POSTed to, over endpoint (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).' })),
     headers: Type.Record(Type.String(), Type.String(), { default: {}, description: 'Headers sent with every export, e.g. a vendor\'s API key (OTEL_EXPORTER_OTLP_HEADERS, `name=value,name=value`).' }),
+    timeoutMs: PositiveMs('How long one export may take, retries included (OTEL_EXPORTER_OTLP_TIMEOUT).', 10_000),
     serviceName: Type.String({ minLength: 1, default: 'tool-gateway', description: 'service.name of the spans (OTEL_SERVICE_NAME).' }),
     sampler: Type.Enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'], {
       default: 'parentbased_always_on',

@@ -28,15 +28,16 @@ export default fp<TracingOptions>(async function tracing (app, { tracer }) {
   app.decorate('tracer', tracer)
   if (tracer === undefined) return
   app.decorateRequest('traceSpan', undefined)
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config.traced === false) return
     const path = request.url.split('?', 1)[0]
-    request.traceSpan = tracer.startRequest(request.method, request.routeOptions.url ?? '', path, request.headers)
+    const span = tracer.startRequest(request.method, request.routeOptions.url ?? '', path, request.headers)
+    request.traceSpan = span
+    // A client gone before its answer (mid-call) fires neither onResponse nor onRequestAbort,
+    // which covers only an unfinished body: the response's close, unfinished, tells.
+    reply.raw.once('close', () => { if (!reply.raw.writableFinished) span.abort() })
   })
   app.addHook('onResponse', async (request, reply) => {
     request.traceSpan?.end(reply.statusCode)
-  })
-  app.addHook('onRequestAbort', async (request) => {
-    request.traceSpan?.abort()
   })
 }, { name: 'tracing' })

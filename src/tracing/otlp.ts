@@ -5,11 +5,17 @@ import { ExportResultCode, type ExportResult } from '@opentelemetry/core'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace'
 import type { Logger } from 'pino'
+import { withTimeout } from '../timers.ts'
 import { createOtelTracer } from './otel-tracer.ts'
 import type { TracingConfig } from './start.ts'
 import type { Tracer } from './tracer.ts'
 
 const FAILURE_LOG_INTERVAL_MS = 60_000
+/**
+ * The last export at shutdown waits at most this long for a slow or absent receiver (the
+ * exporter retries until its own timeout), then the spans are dropped: a close must end.
+ */
+const SHUTDOWN_EXPORT_MS = 5_000
 
 /** The exporter, with its failures written to the gateway's log (the SDK's own diagnostics are silent by default). */
 class LoggedExporter implements SpanExporter {
@@ -44,11 +50,26 @@ class LoggedExporter implements SpanExporter {
 }
 
 export function createOtlpTracer (tracing: TracingConfig, url: string, logger: Logger): Tracer {
-  const exporter = new LoggedExporter(new OTLPTraceExporter({ url, headers: { ...tracing.headers } }), logger, url)
-  return createOtelTracer({
+  const exporter = new LoggedExporter(new OTLPTraceExporter({ url, headers: { ...tracing.headers }, timeoutMillis: tracing.timeoutMs }), logger, url)
+  const tracer = createOtelTracer({
     serviceName: tracing.serviceName,
     sampler: tracing.sampler,
     samplerArg: tracing.samplerArg,
     processor: new BatchSpanProcessor({ exporter })
   })
+  return {
+    startRequest: tracer.startRequest.bind(tracer),
+    parentFrom: tracer.parentFrom.bind(tracer),
+    startDispatch: tracer.startDispatch.bind(tracer),
+    // A receiver that is down must neither fail the gateway's close nor hold it past the bound.
+    shutdown: async () => {
+      const settled = tracer.shutdown().then(() => true, (err: unknown) => {
+        logger.warn({ url, err: (err as Error)?.message }, 'tracing: the last spans could not be exported at shutdown')
+        return true
+      })
+      const waitedMs = Math.min(SHUTDOWN_EXPORT_MS, tracing.timeoutMs + 1_000)
+      const done = await withTimeout(settled, waitedMs, () => false, { unref: true })
+      if (!done) logger.warn({ url, waitedMs }, 'tracing: the receiver did not take the last spans in time; they are dropped')
+    }
+  }
 }
