@@ -16,12 +16,12 @@ const Readiness = Type.Object({
 
 const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/healthz', {
-    config: { public: true },
+    config: { public: true, traced: false },
     schema: { summary: 'Liveness: 200 while the process serves', tags: ['health'], response: { 200: Health } }
   }, async () => ({ status: 'ok' }))
 
   app.get('/readyz', {
-    config: { public: true },
+    config: { public: true, traced: false },
     schema: {
       summary: 'Readiness: 200 once discovery finished and not shutting down, else 503',
       tags: ['health'],
@@ -40,7 +40,7 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/metrics', {
     // Its labels name every tool: with keys configured, only operators see it unless opened on purpose.
-    config: { public: app.gateway.config.http.metricsPublic, operatorOnly: true },
+    config: { public: app.gateway.config.http.metricsPublic, operatorOnly: true, traced: false },
     schema: {
       summary: 'Prometheus metrics in the text exposition format',
       tags: ['health'],

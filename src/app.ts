@@ -20,8 +20,11 @@ import metrics from './http/metrics.ts'
 import openapi from './http/openapi.ts'
 import rateLimit from './http/rate-limit.ts'
 import { serverOptions } from './http/server-options.ts'
+import tracing from './http/tracing.ts'
 import { createLogger } from './logger.ts'
 import { unknownConfigToolsets } from './reports/toolsets.ts'
+import { startTracing } from './tracing/start.ts'
+import type { Tracer } from './tracing/tracer.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -38,6 +41,8 @@ export interface BuildAppOptions {
   gateway?: Gateway
   /** Where API keys named by `env` are read; default process.env. */
   env?: NodeJS.ProcessEnv
+  /** A tracer of the caller's (tests keep spans in memory); default: config.tracing's, none without an endpoint. */
+  tracer?: Tracer
 }
 
 export async function buildApp (config: GatewayConfig, options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -56,7 +61,11 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   app.server.maxConnections = config.http.maxConnections
   const gateway = options.gateway ?? createGateway(config, logger, options.env)
   app.decorate('gateway', gateway)
+  const tracer = options.tracer ?? await startTracing(config.tracing, logger)
+  gateway.dispatcher.tracer = tracer
 
+  // First, so that a request's span covers what every later hook does (a refused key included).
+  await app.register(tracing, { tracer })
   await app.register(errorHandling, { bodyLimit: config.http.bodyLimitBytes })
   await app.register(jsonBody)
   await app.register(lifecycle)
@@ -69,7 +78,11 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   await app.register(openapi)
   await app.register(autoload, { dir: ROUTES_DIR })
 
-  app.addHook('onClose', async () => { await gateway.stop() })
+  app.addHook('onClose', async () => {
+    await gateway.stop()
+    // After the last calls have ended: their spans are exported, not lost with the process.
+    await tracer?.shutdown()
+  })
   try {
     await gateway.start()
   } catch (err) {

@@ -23,21 +23,30 @@ const NOT_AT_START = [
   // The patch tool's diff library and worker pool, until its first edit.
   'diff', 'piscina',
   // Discovery parses the tool modules in a child process that exits with the parser's memory.
-  'oxc-parser'
+  'oxc-parser',
+  // Tracing, off without an OTLP endpoint: neither the SDK nor the exporter (nor what they bring).
+  '@opentelemetry/sdk-trace', '@opentelemetry/core', '@opentelemetry/resources', '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/otlp-exporter-base', '@opentelemetry/otlp-transformer'
 ]
 
-interface Probe { started: string[], documentation: string[], mcp: string[], statuses: number[] }
+/** What no tool call of an untraced gateway may load (@opentelemetry/api is left to whoever owns its start-up cost). */
+const NOT_FOR_A_CALL = NOT_AT_START.filter((name) => name.startsWith('@opentelemetry/'))
+
+interface Probe { started: string[], dispatched: string[], documentation: string[], mcp: string[], statuses: number[] }
 
 async function probe (): Promise<Probe> {
   const { stdout } = await promisify(execFile)(process.execPath, [PROBE], { timeout: 60_000 })
   return JSON.parse(stdout) as Probe
 }
 
-test('a started gateway has loaded none of what only MCP, Swagger UI, web calls, token counts or the discovery parser use; each loads with its first use', async () => {
-  const { started, documentation, mcp, statuses } = await probe()
+test('a started gateway has loaded none of what only MCP, Swagger UI, web calls, token counts, tracing or the discovery parser use; each loads with its first use, and an untraced call loads nothing of tracing', async () => {
+  const { started, dispatched, documentation, mcp, statuses } = await probe()
   // The hook saw the packages that start-up does need: it works.
   for (const name of ['fastify', 'pino']) assert.ok(started.includes(name), `${name} is loaded at start`)
   for (const name of NOT_AT_START) assert.ok(!started.includes(name), `${name} is loaded at start`)
+
+  assert.equal(statuses[2], 200, 'the tool call')
+  for (const name of NOT_FOR_A_CALL) assert.ok(!dispatched.includes(name), `${name} is loaded by a call without tracing configured`)
 
   assert.equal(statuses[0], 200, 'the Swagger UI page')
   assert.ok(documentation.includes('@fastify/swagger-ui'), 'Swagger UI loads with the first /documentation page')

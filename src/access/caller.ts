@@ -3,6 +3,7 @@
 // calls. The REST routes do not build one: they read the Fastify request directly, on the hot path.
 import type { Logger } from 'pino'
 import type { Cancellation } from '../dispatch/cancellation.ts'
+import type { TraceParent } from '../tracing/tracer.ts'
 import type { KeyScope } from './key-scope.ts'
 
 /** A toolset selection (`?toolsets=…&disabled=…`, `--toolsets …`), absent parts meaning none. */
@@ -26,6 +27,8 @@ export interface Caller {
   readonly cancellation?: Cancellation
   /** An agent session id, handed to handlers. */
   readonly sessionId?: string
+  /** The span its calls' spans hang from (the HTTP request's), when tracing. */
+  readonly trace?: TraceParent
 }
 
 /** The selection's key for caches: the selection itself and the key scope it applies within. */

@@ -2,7 +2,7 @@
 // are numbers, booleans or lists; anything else is passed as the string, so validation reports it
 // against the field with the variable's name.
 
-type Kind = 'string' | 'integer' | 'boolean' | 'list'
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'pairs'
 
 /** Variable → [field path, kind]. The README's config reference lists the same table. */
 export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = Object.freeze({
@@ -42,12 +42,23 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   WEB_SEARCH_BACKEND: ['web.search.backend', 'string'],
   SEARXNG_URL: ['web.search.searxngUrl', 'string'],
   BRAVE_API_KEY: ['web.search.braveApiKey', 'string'],
-  GATEWAY_SECRET_ENV: ['logging.secretEnv', 'list']
+  GATEWAY_SECRET_ENV: ['logging.secretEnv', 'list'],
+  // The standard OpenTelemetry variables, read the way its SDKs read them.
+  OTEL_EXPORTER_OTLP_ENDPOINT: ['tracing.endpoint', 'string'],
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: ['tracing.tracesEndpoint', 'string'],
+  OTEL_EXPORTER_OTLP_HEADERS: ['tracing.headers', 'pairs'],
+  OTEL_EXPORTER_OTLP_TIMEOUT: ['tracing.timeoutMs', 'integer'],
+  OTEL_SERVICE_NAME: ['tracing.serviceName', 'string'],
+  OTEL_TRACES_SAMPLER: ['tracing.sampler', 'string'],
+  OTEL_TRACES_SAMPLER_ARG: ['tracing.samplerArg', 'number'],
+  OTEL_SDK_DISABLED: ['tracing.disabled', 'boolean']
 })
 
 function convert (raw: string, kind: Kind): unknown {
   const text = raw.trim()
   if (kind === 'integer') return /^-?\d+$/.test(text) ? Number(text) : raw
+  if (kind === 'number') return /^-?(\d+\.?\d*|\.\d+)$/.test(text) ? Number(text) : raw
+  if (kind === 'pairs') return pairsOf(text) ?? raw
   if (kind === 'boolean') {
     if (/^(true|1|yes|on)$/i.test(text)) return true
     if (/^(false|0|no|off)$/i.test(text)) return false
@@ -55,6 +66,25 @@ function convert (raw: string, kind: Kind): unknown {
   }
   if (kind === 'list') return text === '' ? [] : text.split(',').map((item) => item.trim()).filter(Boolean)
   return raw
+}
+
+/**
+ * `name=value,name=value` (the W3C Baggage form OTEL_EXPORTER_OTLP_HEADERS uses, values
+ * percent-encoded) as an object; undefined when an item has no `=`, so validation reports the raw text.
+ */
+function pairsOf (text: string): Record<string, string> | undefined {
+  const pairs: Record<string, string> = {}
+  for (const item of text.split(',')) {
+    if (item.trim() === '') continue
+    const at = item.indexOf('=')
+    if (at <= 0) return undefined
+    try {
+      pairs[decodeURIComponent(item.slice(0, at).trim())] = decodeURIComponent(item.slice(at + 1).trim())
+    } catch {
+      return undefined
+    }
+  }
+  return pairs
 }
 
 function setPath (target: Record<string, unknown>, path: string, value: unknown): void {

@@ -164,7 +164,20 @@ export const ConfigSchema = Type.Object({
       default: 'auto',
       description: 'Run commands in a bubblewrap sandbox: auto = when bwrap works, bwrap = required, none = never (TERMINAL_SANDBOX).'
     })
-  }, { additionalProperties: false, default: {} })
+  }, { additionalProperties: false, default: {} }),
+  tracing: Type.Object({
+    endpoint: Type.Optional(Type.String({ pattern: '^https?://', description: 'Base URL of an OTLP/HTTP receiver; spans go to its /v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT). Unset, with tracesEndpoint unset too: no tracing.' })),
+    tracesEndpoint: Type.Optional(Type.String({ pattern: '^https?://', description: 'Full URL spans are POSTed to, over endpoint (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).' })),
+    headers: Type.Record(Type.String(), Type.String(), { default: {}, description: 'Headers sent with every export, e.g. a vendor\'s API key (OTEL_EXPORTER_OTLP_HEADERS, `name=value,name=value`).' }),
+    timeoutMs: PositiveMs('How long one export may take, retries included (OTEL_EXPORTER_OTLP_TIMEOUT).', 10_000),
+    serviceName: Type.String({ minLength: 1, default: 'tool-gateway', description: 'service.name of the spans (OTEL_SERVICE_NAME).' }),
+    sampler: Type.Enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'], {
+      default: 'parentbased_always_on',
+      description: 'Which traces are recorded (OTEL_TRACES_SAMPLER); parentbased_* follow the caller\'s sampled flag.'
+    }),
+    samplerArg: Type.Number({ minimum: 0, maximum: 1, default: 1, description: 'The ratio of the *traceidratio samplers (OTEL_TRACES_SAMPLER_ARG).' }),
+    disabled: Type.Boolean({ default: false, description: 'No tracing even with an endpoint (OTEL_SDK_DISABLED).' })
+  }, { additionalProperties: false, default: {}, description: 'OpenTelemetry spans of every HTTP request and tool call, exported over OTLP/HTTP; off unless an endpoint is set.' })
 }, { additionalProperties: false })
 
 export type GatewayConfig = Static<typeof ConfigSchema>

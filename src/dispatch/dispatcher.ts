@@ -8,6 +8,7 @@ import type { AvailabilityChecker } from '../availability/checker.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
 import { READ_RESULT_TOOL } from '../registry/types.ts'
 import type { ResultStore } from '../results/result-store.ts'
+import type { Tracer } from '../tracing/tracer.ts'
 import { ErrorContentCleaner } from './error-content.ts'
 import { HookRegistry } from './hooks.ts'
 import { DEFAULT_MAX_MEDIA_BYTES } from './media.ts'
@@ -63,6 +64,8 @@ function positive (value: number | undefined): value is number {
 export class Dispatcher {
   readonly hooks: HookRegistry
   readonly limits: DispatchLimits
+  /** Set by buildApp when tracing is on; undefined (the usual case) costs one check per call. */
+  tracer: Tracer | undefined = undefined
   readonly #logger: Logger
   readonly #now: () => number
   readonly #errorContent: ErrorContentCleaner
@@ -110,14 +113,18 @@ export class Dispatcher {
   async dispatch (request: DispatchRequest): Promise<DispatchOutcome> {
     const startedAt = this.#now()
     const callId = request.callId || `call_${randomUUID()}`
+    const span = this.tracer?.startDispatch(request.name, callId, request.trace)
     const call = createCallState(request, callId, startedAt, request.logger ?? this.#logger)
+    if (span !== undefined) call.traceHeaders = span.headers
     let result: StepResult
     try {
       result = await this.#run(call)
     } catch (err) {
       result = this.#fault(call, err)
     }
-    return this.#finish(call, result)
+    const outcome = this.#finish(call, result)
+    span?.end(outcome)
+    return outcome
   }
 
   #fault (call: CallState, err: unknown): StepResult {

@@ -3,6 +3,7 @@
 // the rest of the chain answers (hooks, truncation). Each step is testable on its own.
 import type { Logger } from 'pino'
 import type { ToolEntry, ToolProgress } from '../registry/types.ts'
+import type { TraceHeaders, TraceParent } from '../tracing/tracer.ts'
 import type { StepResult } from './outcome.ts'
 
 export interface DispatchRequest {
@@ -26,6 +27,8 @@ export interface DispatchRequest {
   logger?: Logger
   /** Receives the handler's progress reports while the call runs (an MCP progress token). */
   onProgress?: (update: ToolProgress) => void
+  /** The span this call's span hangs from (its HTTP request's, a caller's context); only when tracing. */
+  trace?: TraceParent
 }
 
 /** Mutable state of one call as it moves through the steps. */
@@ -39,6 +42,8 @@ export interface CallState {
   entry?: ToolEntry
   /** The parsed (then coerced) arguments. */
   args: Record<string, unknown>
+  /** The W3C context of the call's span, handed to the handler (ctx.traceHeaders); unset when not traced. */
+  traceHeaders?: TraceHeaders
 }
 
 /**
@@ -48,6 +53,7 @@ export interface CallState {
 class Call implements CallState {
   entry: ToolEntry | undefined = undefined
   args: Record<string, unknown> = {}
+  traceHeaders: TraceHeaders | undefined = undefined
   readonly request: DispatchRequest
   readonly callId: string
   readonly startedAt: number

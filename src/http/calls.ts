@@ -11,6 +11,7 @@ import type { DispatchOutcome } from '../dispatch/outcome.ts'
 import type { DispatchRequest } from '../dispatch/pipeline.ts'
 import { ConnectionCancellations } from './connection-cancellations.ts'
 import { numericHeader } from './query.ts'
+import type { TraceParent } from '../tracing/tracer.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,6 +27,8 @@ export interface CallExtras {
   onProgress?: DispatchRequest['onProgress']
   /** Narrows what the caller may call below its key's scope (an MCP toolset selection). */
   visible?: (tool: string) => boolean
+  /** The span the call's span hangs from, over the caller's (an MCP request's `_meta.traceparent`). */
+  trace?: TraceParent
 }
 
 export interface Calls {
@@ -62,12 +65,13 @@ function callOf (caller: Caller, name: string, args: unknown, extras: CallExtras
     timeoutMs: caller.limits?.timeoutMs,
     maxResultChars: caller.limits?.maxResultChars,
     onProgress: extras?.onProgress,
-    logger: caller.logger
+    logger: caller.logger,
+    trace: extras?.trace ?? caller.trace
   }
 }
 
 export default fp(async function calls (app) {
-  const { gateway, lifecycle, metrics } = app
+  const { gateway, lifecycle, metrics, tracer } = app
   const cancellations = new ConnectionCancellations(gateway.shutdownSignal)
 
   /** Counts the call in, runs it, and counts it out (no outcome: the dispatcher failed, which it never should). */
@@ -99,7 +103,9 @@ export default fp(async function calls (app) {
       signal: cancellations.of(request.raw.socket).signal,
       timeoutMs,
       maxResultChars,
-      logger: request.log as unknown as Logger
+      logger: request.log as unknown as Logger,
+      // Read only when tracing: an untraced request has no such property at all.
+      trace: tracer === undefined ? undefined : request.traceSpan?.context
     })
   }
 
@@ -107,4 +113,4 @@ export default fp(async function calls (app) {
 
   const run = async (caller: Caller, name: string, args: unknown, extras?: CallExtras): Promise<DispatchOutcome> => await launch(callOf(caller, name, args, extras))
   app.decorate('calls', { start, run, cancellationOf })
-}, { name: 'calls', dependencies: ['lifecycle', 'metrics', 'access'] })
+}, { name: 'calls', dependencies: ['lifecycle', 'metrics', 'access', 'tracing'] })

@@ -22,6 +22,7 @@ export function callerOfRequest (app: FastifyInstance, request: FastifyRequest):
       maxResultChars: numericHeader(headers, 'x-max-result-chars')
     },
     cancellation: app.calls.cancellationOf(request),
-    sessionId: headers['x-session-id'] as string | undefined
+    sessionId: headers['x-session-id'] as string | undefined,
+    trace: app.tracer === undefined ? undefined : request.traceSpan?.context
   }
 }

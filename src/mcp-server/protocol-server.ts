@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Caller } from '../access/caller.ts'
 import { variantOf } from '../definitions/formats/formats.ts'
 import type { ToolProgress } from '../registry/types.ts'
+import type { TraceParent } from '../tracing/tracer.ts'
 import { GATEWAY_IDENTITY } from '../version.ts'
 import { callResultOf } from './call-result.ts'
 import { pageOf, type ToolPage } from './tool-pages.ts'
@@ -40,6 +41,15 @@ function progressSender (ctx: ServerContext): ((update: ToolProgress) => void) |
   }
 }
 
+/**
+ * The context an MCP client put in the request's `_meta` (`traceparent`, `tracestate`: SEP-414),
+ * the client's own span for this call; the only one a stdio client can send.
+ */
+function traceOf (app: FastifyInstance, ctx: ServerContext): TraceParent | undefined {
+  const meta = ctx.mcpReq._meta
+  return app.tracer === undefined || meta === undefined ? undefined : app.tracer.parentFrom(meta)
+}
+
 async function callTool (app: FastifyInstance, caller: Caller, params: { name: string, arguments?: unknown }, ctx: ServerContext): Promise<CallToolResult> {
   // /mcp refuses every request while draining; a stdio connection stays open, so its calls are refused here.
   if (app.lifecycle.draining) throw new ProtocolError(ProtocolErrorCode.InternalError, 'the gateway is shutting down; no new tool calls are accepted')
@@ -51,7 +61,8 @@ async function callTool (app: FastifyInstance, caller: Caller, params: { name: s
   const outcome = await app.calls.run(caller, params.name, params.arguments ?? {}, {
     signal: ctx.mcpReq.signal,
     onProgress: progressSender(ctx),
-    visible: selected === undefined ? undefined : (tool) => selected.has(tool)
+    visible: selected === undefined ? undefined : (tool) => selected.has(tool),
+    trace: traceOf(app, ctx)
   })
   return callResultOf(outcome)
 }

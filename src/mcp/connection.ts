@@ -8,8 +8,8 @@ import type {
 } from '@modelcontextprotocol/client'
 import type { Logger } from 'pino'
 import type { McpServerConfig } from '../config/schema.ts'
-import type { ToolProgress } from '../registry/types.ts'
 import { McpUnavailableError } from '../errors.ts'
+import { callParams, sdkRequestOptions, type CallOptions } from './call-options.ts'
 import { MAX_TIMER_MS } from '../timers.ts'
 import { REAL_CLOCK, type McpClock } from './clock.ts'
 import { McpLink } from './link.ts'
@@ -32,15 +32,6 @@ export interface McpConnectionOptions {
   tuning?: Partial<McpConnectionTuning>
   /** Starts disabled with this reason (e.g. a name clash found by the manager). */
   disabledReason?: string
-}
-
-export interface CallOptions {
-  /** Aborting sends the server `notifications/cancelled` and rejects at once. */
-  signal?: AbortSignal
-  /** Default: none when a signal is given (the caller owns the deadline), else the server's timeoutMs. */
-  timeoutMs?: number
-  /** The server's progress reports; given only when wanted, since it makes the request ask for them. */
-  onProgress?: (update: ToolProgress) => void
 }
 
 type Run<T> = (client: Client, request: RequestOptions) => Promise<T>
@@ -135,7 +126,8 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
   }
 
   async callTool (name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<MappedResult> {
-    const result = await this.#request(`tools/call "${name}"`, (client, request) => client.callTool({ name, arguments: args }, request), options)
+    const params = callParams(name, args, options)
+    const result = await this.#request(`tools/call "${name}"`, (client, request) => client.callTool(params, request), options)
     return mapCallResult(result)
   }
 
@@ -273,7 +265,7 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
     const { signal } = options
     const timeoutMs = Math.min(options.timeoutMs ?? (signal ? MAX_TIMER_MS : this.callTimeoutMs), MAX_TIMER_MS)
     try {
-      return await run(link.client, { signal, timeout: timeoutMs, ...(options.onProgress ? { onprogress: options.onProgress } : {}) })
+      return await run(link.client, sdkRequestOptions(options, timeoutMs))
     } catch (err) {
       const failure = requestFailure({ server: this.server, label, timeoutMs, signal }, err)
       if (failure.suspect === true) this.#checkLiveness(link, `${label} timed out`)

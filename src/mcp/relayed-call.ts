@@ -46,7 +46,7 @@ export function reconnected (connection: McpConnection, signal: AbortSignal): Pr
 
 export function relayedCall (connection: McpConnection, raw: string): ToolHandler {
   return async (args, ctx) => {
-    const options = { signal: ctx.signal, onProgress: progressRelay(ctx) }
+    const options = { signal: ctx.signal, onProgress: progressRelay(ctx), traceHeaders: ctx.traceHeaders }
     // Read before the call: a refusal ends the link, and its session with it.
     const sessionId = connection.sessionId
     try {

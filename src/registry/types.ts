@@ -1,5 +1,6 @@
 // The shapes of the tool registry: what a tool module registers and what the registry keeps.
 import type { Logger } from 'pino'
+import type { TraceHeaders } from '../tracing/tracer.ts'
 
 /** A JSON Schema document, as plain data. Schemas from MCP servers are untrusted input. */
 export type JsonSchema = Record<string, unknown>
@@ -48,6 +49,11 @@ export interface ToolContext {
    * expired, another key's). Throws when `offset` is past its end. Absent in contexts built by hand.
    */
   readResult?: (id: string, offset: number, limit: number) => ResultPage | undefined
+  /**
+   * The W3C trace context of this call's span (`traceparent`, `tracestate`), for the requests it
+   * makes on (an MCP upstream, web pages) to carry as headers; undefined when tracing is off.
+   */
+  readonly traceHeaders?: TraceHeaders
 }
 
 /** The tool that reads kept results (tools/results/read-result.ts), which truncation notices name. */

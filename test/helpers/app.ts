@@ -8,6 +8,7 @@ import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/load.ts'
 import type { GatewayConfig } from '../../src/config/schema.ts'
 import { createLogger } from '../../src/logger.ts'
+import type { Tracer } from '../../src/tracing/tracer.ts'
 import { captureLogger, type CapturedLogger } from './logger.ts'
 
 export interface TestApp {
@@ -19,7 +20,7 @@ export interface TestApp {
 
 interface TestContext { after: (fn: () => Promise<void> | void) => void }
 
-export async function buildTestApp (t: TestContext, env: Record<string, string> = {}, options: { builtins?: boolean } = {}): Promise<TestApp> {
+export async function buildTestApp (t: TestContext, env: Record<string, string> = {}, options: { builtins?: boolean, tracer?: Tracer } = {}): Promise<TestApp> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-app-'))
   const emptyTools = join(dir, 'no-tools')
   await mkdir(emptyTools)
@@ -33,7 +34,7 @@ export async function buildTestApp (t: TestContext, env: Record<string, string> 
     cwd: dir
   })
   const log = captureLogger(config.logLevel as 'info')
-  const app = await buildApp(config, { logger: createLogger(config, log.stream), env })
+  const app = await buildApp(config, { logger: createLogger(config, log.stream), env, tracer: options.tracer })
   t.after(async () => {
     await app.close()
     await rm(dir, { recursive: true, force: true })

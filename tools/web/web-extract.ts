@@ -81,7 +81,8 @@ registry.register({
         charLimit,
         maxBytes: config.web.maxDownloadBytes,
         timeoutMs: config.web.fetchTimeoutMs,
-        converter
+        converter,
+        traceHeaders: ctx.traceHeaders
       })))
     } finally {
       // destroy, not close: a page cut at the size limit may leave a response unread.

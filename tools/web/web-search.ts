@@ -54,7 +54,7 @@ registry.register({
     if (query === '') return toolError('query is empty: give the words to search for')
     const limit = typeof args.limit === 'number' ? args.limit : DEFAULT_LIMIT
     const timeout = AbortSignal.timeout(config.web.fetchTimeoutMs)
-    const req = { query, limit, signal: AbortSignal.any([ctx.signal, timeout]), maxBytes: config.web.maxDownloadBytes }
+    const req = { query, limit, signal: AbortSignal.any([ctx.signal, timeout]), maxBytes: config.web.maxDownloadBytes, traceHeaders: ctx.traceHeaders }
     try {
       const results = choice.backend === 'searxng'
         ? await searchSearxng(config.web.search.searxngUrl as string, req)

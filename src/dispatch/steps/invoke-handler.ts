@@ -12,6 +12,7 @@ import { entryOf, type CallState, type Step } from '../pipeline.ts'
 import { failed, type StepResult } from '../outcome.ts'
 import { MAX_TIMER_MS } from '../../timers.ts'
 import { clipText } from '../error-text.ts'
+import type { TraceHeaders } from '../../tracing/tracer.ts'
 
 export interface InvokeOptions {
   /** The deadline for this call in ms. */
@@ -82,6 +83,7 @@ class HandlerContext implements ToolContext {
   readonly progressWanted: boolean
   readonly signal: AbortSignal
   readonly config: unknown
+  readonly traceHeaders: TraceHeaders | undefined
   /** Set once the call has its answer: progress after that would describe a call already answered. */
   ended = false
   readonly #call: CallState
@@ -96,6 +98,7 @@ class HandlerContext implements ToolContext {
     this.progressWanted = request.onProgress !== undefined
     this.signal = signal
     this.config = options.config
+    this.traceHeaders = call.traceHeaders
     this.#call = call
     this.#results = options.results
   }

@@ -2,7 +2,7 @@
 // runtime (each change notifies list_changed), and the server can be told to crash, to stop
 // answering, or to come back. It records every JSON-RPC message it receives.
 import { randomUUID } from 'node:crypto'
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import {
   McpServer, WebStandardStreamableHTTPServerTransport, fromJsonSchema, type CallToolResult, type RegisteredTool
@@ -31,6 +31,8 @@ export class TestMcpHttpServer {
   readonly received: ReceivedMessage[] = []
   /** Tool calls whose signal the server saw abort (it got notifications/cancelled). */
   readonly cancelled: Array<{ tool: string, requestId: string | number }> = []
+  /** The headers of the HTTP request that carried each message of `received`, in the same order. */
+  readonly receivedHeaders: IncomingHttpHeaders[] = []
   /** Header values of the latest request, by lower-case name. */
   lastHeaders: Record<string, string | string[] | undefined> = {}
   frozen = false
@@ -156,7 +158,9 @@ export class TestMcpHttpServer {
         body = undefined
       }
       for (const message of Array.isArray(body) ? body : [body]) {
-        if (typeof message === 'object' && message !== null) this.received.push(message as ReceivedMessage)
+        if (typeof message !== 'object' || message === null) continue
+        this.received.push(message as ReceivedMessage)
+        this.receivedHeaders.push(req.headers)
       }
     }
     const sessionId = req.headers['mcp-session-id']

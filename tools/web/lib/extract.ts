@@ -40,6 +40,8 @@ export interface ExtractOptions {
   timeoutMs: number
   /** Converts HTML (and formats large JSON and text) off the event loop; `signal` stops it. */
   converter: HtmlConverter
+  /** The call's trace context, sent to the page's server when tracing is on. */
+  traceHeaders?: Readonly<Record<string, string>>
 }
 
 /** A UrlRefusedError raised inside the connection (the guarded DNS lookup) arrives wrapped, or not. */
@@ -66,7 +68,8 @@ async function fetchWithin (url: string, options: ExtractOptions): Promise<{ pag
   const deadline = AbortSignal.timeout(options.timeoutMs)
   const signal = AbortSignal.any([options.signal, deadline])
   try {
-    return { page: await fetchPage(url, { allow: options.allow, dispatcher: options.dispatcher, signal, maxBytes: options.maxBytes, maxRedirects: MAX_REDIRECTS }) }
+    const { allow, dispatcher, maxBytes, traceHeaders } = options
+    return { page: await fetchPage(url, { allow, dispatcher, signal, maxBytes, maxRedirects: MAX_REDIRECTS, traceHeaders }) }
   } catch (err) {
     if (err instanceof FetchFailedError) return { failed: failure(url, err.message, err.finalUrl ?? null) }
     const refused = refusalIn(err)

@@ -16,6 +16,8 @@ export interface FetchOptions {
   signal: AbortSignal
   maxBytes: number
   maxRedirects: number
+  /** The call's trace context (traceparent, tracestate) when tracing is on, sent with every hop. */
+  traceHeaders?: Readonly<Record<string, string>>
 }
 
 export interface FetchedPage {
@@ -50,7 +52,7 @@ export async function fetchPage (url: string, options: FetchOptions): Promise<Fe
       method: 'GET',
       dispatcher: options.dispatcher,
       signal: options.signal,
-      headers: { 'user-agent': USER_AGENT, accept: ACCEPT, 'accept-encoding': 'gzip, br' }
+      headers: { ...options.traceHeaders, 'user-agent': USER_AGENT, accept: ACCEPT, 'accept-encoding': 'gzip, br' }
       // No redirect interceptor is installed, so undici 7 hands every 3xx back to us unfollowed.
     })
     const location = headerOf(response.headers, 'location')

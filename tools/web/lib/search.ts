@@ -20,6 +20,8 @@ export interface SearchRequest {
   signal: AbortSignal
   /** Cap on the backend's answer. */
   maxBytes: number
+  /** The call's trace context (traceparent, tracestate) when tracing is on. */
+  traceHeaders?: Readonly<Record<string, string>>
 }
 
 /** A backend failure; the message is written for the model and names the backend. */
@@ -78,7 +80,7 @@ async function getJson (label: string, url: URL, headers: Record<string, string>
   const { request } = await import('undici')
   let response
   try {
-    response = await request(url, { method: 'GET', headers: { accept: 'application/json', ...headers }, signal: req.signal })
+    response = await request(url, { method: 'GET', headers: { ...req.traceHeaders, accept: 'application/json', ...headers }, signal: req.signal })
   } catch (err) {
     if (req.signal.aborted) throw err
     throw new SearchFailedError(`could not reach ${label}: ${(err as Error).message}`)

@@ -1,0 +1,30 @@
+// What a caller may ask of one request to an MCP server, and how it becomes the SDK's options.
+import type { RequestOptions } from '@modelcontextprotocol/client'
+import type { ToolProgress } from '../registry/types.ts'
+import type { TraceHeaders } from '../tracing/tracer.ts'
+
+export interface CallOptions {
+  /** Aborting sends the server `notifications/cancelled` and rejects at once. */
+  signal?: AbortSignal
+  /** Default: none when a signal is given (the caller owns the deadline), else the server's timeoutMs. */
+  timeoutMs?: number
+  /** The server's progress reports; given only when wanted, since it makes the request ask for them. */
+  onProgress?: (update: ToolProgress) => void
+  /**
+   * The calling span's W3C context: sent as HTTP headers of the request (Streamable HTTP; the
+   * stdio transport has none) and in a tools/call's `_meta` (SEP-414, any transport).
+   */
+  traceHeaders?: TraceHeaders
+}
+
+export function sdkRequestOptions (options: CallOptions, timeoutMs: number): RequestOptions {
+  const request: RequestOptions = { signal: options.signal, timeout: timeoutMs }
+  if (options.onProgress !== undefined) request.onprogress = options.onProgress
+  if (options.traceHeaders !== undefined) request.headers = options.traceHeaders
+  return request
+}
+
+/** A tools/call's params, with the caller's trace context in `_meta` when it has one. */
+export function callParams (name: string, args: Record<string, unknown>, options: CallOptions): { name: string, arguments: Record<string, unknown>, _meta?: Record<string, string> } {
+  return options.traceHeaders === undefined ? { name, arguments: args } : { name, arguments: args, _meta: { ...options.traceHeaders } }
+}

@@ -1,0 +1,46 @@
+// The tracing seam: what the gateway asks of a tracer, in its own words. Types only, so that a
+// gateway without tracing loads nothing of OpenTelemetry: the implementation (otel-tracer.ts) is
+// imported by start.ts only when an exporter is configured, and every caller checks for a tracer
+// (`tracer?.`) before doing any span work.
+import type { IncomingHttpHeaders } from 'node:http'
+import type { DispatchOutcome } from '../dispatch/outcome.ts'
+
+/**
+ * The W3C trace context of a span (`traceparent`, and `tracestate` when there is one), as headers
+ * for the requests a call makes on (MCP upstreams, web pages); lower-case names.
+ */
+export type TraceHeaders = Readonly<Record<string, string>>
+
+/** Where a span hangs: an HTTP request's span, or a context a caller sent. Opaque to the gateway. */
+export interface TraceParent {
+  readonly traceParentBrand: never
+}
+
+/** The span of one HTTP request, continuing the caller's `traceparent`. */
+export interface RequestSpan {
+  /** The parent of the dispatch spans of this request's calls. */
+  readonly context: TraceParent
+  /** Ends it with the response's status (5xx: ERROR). A second end is ignored. */
+  end: (statusCode: number) => void
+  /** Ends it for a client that went away before the answer. */
+  abort: () => void
+}
+
+/** The span of one tool call through the dispatch pipeline. */
+export interface DispatchSpan {
+  /** Its context, to hand to whatever the call reaches (see TraceHeaders). */
+  readonly headers: TraceHeaders
+  /** Ends it with the outcome: status, error code, truncation, duration. */
+  end: (outcome: DispatchOutcome) => void
+}
+
+export interface Tracer {
+  /** A server span for `method route`, child of the request's `traceparent`/`tracestate` if valid. */
+  startRequest: (method: string, route: string, path: string, headers: IncomingHttpHeaders) => RequestSpan
+  /** The context carried by W3C fields (an MCP request's `_meta`); undefined when there is none. */
+  parentFrom: (carrier: Readonly<Record<string, unknown>>) => TraceParent | undefined
+  /** A span for one call of `tool`, child of `parent` (else the root of a new trace). */
+  startDispatch: (tool: string, callId: string, parent: TraceParent | undefined) => DispatchSpan
+  /** Exports what is still buffered and stops; called once, when the gateway closes. */
+  shutdown: () => Promise<void>
+}
