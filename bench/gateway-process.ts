@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { tallyLogLines } from './log-tally.ts'
@@ -115,10 +115,11 @@ export async function startGateway (options: GatewayOptions): Promise<Gateway> {
   return { url, pid: options.npmStart === true ? await serverPidUnder(child.pid) : child.pid, child, readyMs, label: options.label }
 }
 
-/** The node process under a shell: the shell itself when it exec'd node, else its one child. */
+/** The node process under a shell: the shell itself when it exec'd node (as the start script does), else its one child. */
 async function serverPidUnder (shellPid: number): Promise<number> {
-  const comm = (await readFile(`/proc/${shellPid}/comm`, 'utf8')).trim()
-  if (comm === 'node') return shellPid
+  // Not /proc/<pid>/comm: Node names its main thread "MainThread", which is what comm then says.
+  const program = (await readFile(`/proc/${shellPid}/cmdline`, 'utf8')).split('\0')[0]
+  if (basename(program) === 'node') return shellPid
   const children = (await readFile(`/proc/${shellPid}/task/${shellPid}/children`, 'utf8')).trim().split(' ')
   return Number(children[0])
 }
