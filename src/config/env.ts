@@ -42,7 +42,8 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   WEB_SEARCH_BACKEND: ['web.search.backend', 'string'],
   SEARXNG_URL: ['web.search.searxngUrl', 'string'],
   BRAVE_API_KEY: ['web.search.braveApiKey', 'string'],
-  GATEWAY_SECRET_ENV: ['logging.secretEnv', 'list']
+  GATEWAY_SECRET_ENV: ['logging.secretEnv', 'list'],
+  GATEWAY_WATCH_CONFIG: ['reload.watchConfig', 'boolean']
 })
 
 function convert (raw: string, kind: Kind): unknown {
