@@ -31,7 +31,17 @@ async function serveHttp (config: GatewayConfig): Promise<void> {
   const logger = createLogger(config)
   const open = openGatewayWarning(config)
   if (open !== undefined) logger.warn({ host: config.host }, open)
-  let app
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined
+  // SIGHUP reloads the configuration and the tools; the process keeps running whatever it finds.
+  // Listened to from the start: one that comes while the gateway starts or drains is ignored, not fatal.
+  process.on('SIGHUP', () => {
+    if (app === undefined || app.lifecycle.draining) {
+      logger.warn('SIGHUP ignored: the gateway is starting or shutting down')
+      return
+    }
+    logger.info('SIGHUP: reloading the configuration')
+    app.reload().catch(() => {})
+  })
   try {
     // A reload is refused where a start would be: an open gateway on a reachable address.
     app = await buildApp(config, { logger, reload: { validate: assertProtectedMode } })
@@ -44,14 +54,9 @@ async function serveHttp (config: GatewayConfig): Promise<void> {
   closeWithGrace({ delay: config.http.shutdownGraceMs + 5_000, logger, skip: ['SIGHUP'] }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'fatal error, shutting down')
     else logger.info({ signal }, 'shutting down')
-    await drainAndClose(app, config.http.shutdownGraceMs)
+    await drainAndClose(app!, config.http.shutdownGraceMs)
   })
-  // SIGHUP reloads the configuration and the tools; the process keeps running whatever it finds.
-  process.on('SIGHUP', () => {
-    logger.info('SIGHUP: reloading the configuration')
-    app.reload().catch(() => {})
-  })
-  await app.listen({ host: config.host, port: config.port })
+  await app!.listen({ host: config.host, port: config.port })
 }
 
 async function main (): Promise<void> {
