@@ -55,14 +55,16 @@ test('settings read at call time apply; those fixed at start are kept and named 
     '  maxResultChars: 77',
     'toolsets:',
     '  mine: { tools: [zeta] }',
+    // Plugins are not reloaded: named, never loaded by the reload.
+    'plugins: [./not-loaded-by-a-reload.js]',
     ''
   ].join('\n'))
   const report = await app.reload()
   assert.ok(report.ok)
   assert.deepEqual(report.applied, ['dispatch', 'tools', 'toolsets'])
-  assert.deepEqual(report.needsRestart, ['http.bodyLimitBytes', 'port'])
+  assert.deepEqual(report.needsRestart, ['http.bodyLimitBytes', 'plugins', 'port'])
   const warning = log.lines().find((one) => one.level === 40 && String(one.msg).includes('needs a restart'))
-  assert.deepEqual(warning?.fields, ['http.bodyLimitBytes', 'port'])
+  assert.deepEqual(warning?.fields, ['http.bodyLimitBytes', 'plugins', 'port'])
   assert.notEqual(app.gateway.config.port, 9999)
   assert.equal(app.gateway.config.http.bodyLimitBytes, 2048)
 
