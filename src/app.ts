@@ -2,10 +2,11 @@
 // order each needs the one before (errors, bodies, lifecycle, auth, rate limit, scope, metrics, the
 // call lifecycle, OpenAPI), then every route file under routes/. Tests build it and use inject;
 // only src/server.ts listens.
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import autoload from '@fastify/autoload'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
+import { loadConfig } from './config/load.ts'
 import type { GatewayConfig } from './config/schema.ts'
 import { createGateway, type Gateway } from './gateway.ts'
 import access from './http/access.ts'
@@ -22,6 +23,8 @@ import rateLimit from './http/rate-limit.ts'
 import { serverOptions } from './http/server-options.ts'
 import tracing from './http/tracing.ts'
 import { createLogger } from './logger.ts'
+import { Reloader, type ReloadReport } from './reload/reloader.ts'
+import { watchConfigFile } from './reload/watch.ts'
 import { unknownConfigToolsets } from './reports/toolsets.ts'
 import { startTracing } from './tracing/start.ts'
 import type { Tracer } from './tracing/tracer.ts'
@@ -29,6 +32,8 @@ import type { Tracer } from './tracing/tracer.ts'
 declare module 'fastify' {
   interface FastifyInstance {
     gateway: Gateway
+    /** Reloads the configuration and the tools (SIGHUP, the config file watch); never rejects. */
+    reload: () => Promise<ReloadReport>
   }
 }
 
@@ -43,6 +48,36 @@ export interface BuildAppOptions {
   env?: NodeJS.ProcessEnv
   /** A tracer of the caller's (tests keep spans in memory); default: config.tracing's, none without an endpoint. */
   tracer?: Tracer
+  reload?: {
+    /** Reads the configuration again; default loadConfig() on `env`. */
+    load?: () => Promise<GatewayConfig>
+    /** The config file to watch when reload.watchConfig is on; default GATEWAY_CONFIG of `env`. */
+    file?: string
+    /** Checks a start would make beyond the loader's (the server's protected mode). */
+    validate?: (config: GatewayConfig) => void
+  }
+}
+
+/** `app.reload`, and the watch of the config file when it is asked for. */
+function setUpReload (app: FastifyInstance, config: GatewayConfig, options: BuildAppOptions, logger: Logger): void {
+  const env = options.env ?? process.env
+  const reloader = new Reloader({
+    gateway: app.gateway,
+    authenticator: app.authenticator,
+    load: options.reload?.load ?? (() => loadConfig({ env })),
+    validate: options.reload?.validate,
+    env,
+    logger
+  })
+  app.decorate('reload', () => reloader.reload())
+  const file = options.reload?.file ?? (env.GATEWAY_CONFIG ? resolve(env.GATEWAY_CONFIG) : undefined)
+  if (!config.reload.watchConfig) return
+  if (file === undefined) {
+    logger.warn('reload.watchConfig is on but no config file is used (GATEWAY_CONFIG): nothing to watch')
+    return
+  }
+  const stop = watchConfigFile({ file, debounceMs: config.reload.debounceMs, onChange: () => { app.reload().catch(() => {}) }, logger })
+  app.addHook('onClose', async () => { stop() })
 }
 
 export async function buildApp (config: GatewayConfig, options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -94,6 +129,7 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   for (const { where, toolset, closest } of unknownConfigToolsets(gateway)) {
     logger.warn({ where, toolset, closest }, 'the configuration names a toolset that does not exist')
   }
+  setUpReload(app, config, options, logger)
   app.lifecycle.markReady()
   return app
 }

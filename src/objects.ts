@@ -11,3 +11,10 @@ export function messageOf (thrown: unknown): string {
   if (thrown instanceof Error) return thrown.message || thrown.name
   return String(thrown)
 }
+
+/** JSON with object keys sorted at every level: two values equal as data give the same text, whatever their key order. */
+export function sortedJson (value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => isRecord(inner)
+    ? Object.fromEntries(Object.keys(inner).sort().map((key) => [key, inner[key]]))
+    : inner)
+}

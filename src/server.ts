@@ -1,7 +1,8 @@
 // The process entry point: read the command line, load and check the config, build the logger and
 // the app, then either listen (HTTP: REST and /mcp) or, with --stdio, serve MCP on stdin/stdout;
-// drain gracefully on SIGTERM / SIGINT. A bad command line exits 2 with the usage; a bad config, or
-// a required plugin that fails to load, exits 1 with a message naming the field or the plugin.
+// drain gracefully on SIGTERM / SIGINT; reload the configuration and the tools on SIGHUP. A bad
+// command line exits 2 with the usage; a bad config, or a required plugin that fails to load,
+// exits 1 with a message naming the field or the plugin.
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.ts'
 import { parseCommandLine, USAGE, UsageError, type CommandLine } from './cli-options.ts'
@@ -30,20 +31,32 @@ async function serveHttp (config: GatewayConfig): Promise<void> {
   const logger = createLogger(config)
   const open = openGatewayWarning(config)
   if (open !== undefined) logger.warn({ host: config.host }, open)
-  let app
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined
+  // SIGHUP reloads the configuration and the tools; the process keeps running whatever it finds.
+  // Listened to from the start: one that comes while the gateway starts or drains is ignored, not fatal.
+  process.on('SIGHUP', () => {
+    if (app === undefined || app.lifecycle.draining) {
+      logger.warn('SIGHUP ignored: the gateway is starting or shutting down')
+      return
+    }
+    logger.info('SIGHUP: reloading the configuration')
+    app.reload().catch(() => {})
+  })
   try {
-    app = await buildApp(config, { logger })
+    // A reload is refused where a start would be: an open gateway on a reachable address.
+    app = await buildApp(config, { logger, reload: { validate: assertProtectedMode } })
   } catch (err) {
     // Start-up refused (a required plugin failed to load): the log has the details, stderr the reason.
     cannotStart(err)
   }
   // The grace given to close-with-grace is ours plus a margin, so the drain decides, not a kill.
-  closeWithGrace({ delay: config.http.shutdownGraceMs + 5_000, logger }, async ({ signal, err }) => {
+  // SIGHUP is left out: it reloads (below) instead of shutting down.
+  closeWithGrace({ delay: config.http.shutdownGraceMs + 5_000, logger, skip: ['SIGHUP'] }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'fatal error, shutting down')
     else logger.info({ signal }, 'shutting down')
-    await drainAndClose(app, config.http.shutdownGraceMs)
+    await drainAndClose(app!, config.http.shutdownGraceMs)
   })
-  await app.listen({ host: config.host, port: config.port })
+  await app!.listen({ host: config.host, port: config.port })
 }
 
 async function main (): Promise<void> {

@@ -51,7 +51,8 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   OTEL_SERVICE_NAME: ['tracing.serviceName', 'string'],
   OTEL_TRACES_SAMPLER: ['tracing.sampler', 'string'],
   OTEL_TRACES_SAMPLER_ARG: ['tracing.samplerArg', 'number'],
-  OTEL_SDK_DISABLED: ['tracing.disabled', 'boolean']
+  OTEL_SDK_DISABLED: ['tracing.disabled', 'boolean'],
+  GATEWAY_WATCH_CONFIG: ['reload.watchConfig', 'boolean']
 })
 
 function convert (raw: string, kind: Kind): unknown {

@@ -151,6 +151,10 @@ export const ConfigSchema = Type.Object({
     default: {},
     description: 'MCP servers by name, in the widely used { command, args, env, cwd } | { url, headers } shape.'
   }),
+  reload: Type.Object({
+    watchConfig: Type.Boolean({ default: false, description: 'Reload when the GATEWAY_CONFIG file changes, as on SIGHUP (GATEWAY_WATCH_CONFIG).' }),
+    debounceMs: Type.Integer({ minimum: 0, maximum: 60_000, default: 300, description: 'Quiet time after the last change of the file before the reload (an editor writes in several steps).' })
+  }, { additionalProperties: false, default: {}, description: 'Configuration reload without a restart (SIGHUP, or the watch of the file).' }),
   plugins: Type.Array(PluginSchema, { default: [], description: 'Plugin modules, loaded after built-in tools and MCP servers.' }),
   pluginsDir: Type.Optional(Type.String({ minLength: 1, description: 'Folder relative plugin paths and package names resolve from; default: the config file\'s folder, else the working folder.' })),
   terminal: Type.Object({

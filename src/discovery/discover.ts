@@ -24,7 +24,7 @@ export interface DiscoveryReport {
   tools: string[]
 }
 
-type DiscoveryLogger = Pick<Logger, 'error' | 'warn' | 'info' | 'debug'>
+export type DiscoveryLogger = Pick<Logger, 'error' | 'warn' | 'info' | 'debug'>
 
 export interface DiscoverOptions {
   /** A folder, or several scanned in order (the built-in one first, so its tools win collisions). */
@@ -57,7 +57,7 @@ function selfRegisters (verdict: ModuleVerdict, report: DiscoveryReport, logger:
 }
 
 /** The candidate modules of each folder, in order; a missing folder is logged and left out. */
-async function candidateFiles (dirs: readonly string[], logger: DiscoveryLogger): Promise<string[]> {
+export async function candidateFiles (dirs: readonly string[], logger: DiscoveryLogger): Promise<string[]> {
   const files: string[] = []
   for (const dir of dirs) {
     try {
@@ -82,7 +82,7 @@ async function analyseFresh (files: readonly string[], logger: DiscoveryLogger):
 }
 
 /** Each file's verdict, in order: remembered for modules that did not change, analysed for the others. */
-async function analyse (files: readonly string[], logger: DiscoveryLogger, cacheDir: string | undefined): Promise<ModuleVerdict[]> {
+export async function analyse (files: readonly string[], logger: DiscoveryLogger, cacheDir: string | undefined): Promise<ModuleVerdict[]> {
   if (files.length === 0) return []
   const cache = cacheDir === undefined ? undefined : await VerdictCache.open(cacheDir)
   if (cache === undefined) return await analyseFresh(files, logger)

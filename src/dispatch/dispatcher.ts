@@ -17,6 +17,7 @@ import { compose, createCallState, entryOf, type CallState, type DispatchRequest
 import { coerceStep } from './steps/coerce-arguments.ts'
 import { postHookStep, preHookStep, refusedCallHookStep, transformStep } from './steps/hook-steps.ts'
 import { invokeStep } from './steps/invoke-handler.ts'
+import { RunningCalls } from './running-calls.ts'
 import { lookupStep } from './steps/lookup.ts'
 import { parseStep } from './steps/parse-arguments.ts'
 import { truncateStep } from './steps/truncate-result.ts'
@@ -63,9 +64,12 @@ function positive (value: number | undefined): value is number {
 
 export class Dispatcher {
   readonly hooks: HookRegistry
+  /** Changed in place by a configuration reload; read at every call. */
   readonly limits: DispatchLimits
   /** Set by buildApp when tracing is on; undefined (the usual case) costs one check per call. */
   tracer: Tracer | undefined = undefined
+  /** The calls running on each tool entry (a reload releases what it replaced once they end). */
+  readonly running = new RunningCalls()
   readonly #logger: Logger
   readonly #now: () => number
   readonly #errorContent: ErrorContentCleaner
@@ -105,7 +109,14 @@ export class Dispatcher {
       coerceStep,
       validateStep,
       preHookStep(this.hooks),
-      invokeStep({ timeoutOf, config: options.config, results: options.results, maxMediaBytes: limits.maxMediaBytes })
+      invokeStep({
+        timeoutOf,
+        config: options.config,
+        results: options.results,
+        running: this.running,
+        // Read at each call: a configuration reload changes the limits in place.
+        get maxMediaBytes () { return limits.maxMediaBytes }
+      })
     ])
   }
 

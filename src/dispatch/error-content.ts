@@ -13,10 +13,15 @@ const MAX_JSON_DEPTH = 32
 type Clean = (text: string) => string
 
 export class ErrorContentCleaner {
-  readonly #secretArguments: ReadonlySet<string>
-  readonly #secretValues: readonly string[]
+  #secretArguments: ReadonlySet<string> = new Set()
+  #secretValues: readonly string[] = []
 
   constructor (settings: SecretSettings = {}) {
+    this.update(settings)
+  }
+
+  /** Redacts these from now on (a configuration reload named other secrets). */
+  update (settings: SecretSettings): void {
     this.#secretArguments = new Set(settings.secretArguments ?? [])
     this.#secretValues = settings.secretValues ?? []
   }

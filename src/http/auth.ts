@@ -46,17 +46,24 @@ export interface Authenticator {
   readonly enabled: boolean
   /** The principal for a request, or undefined when its key is missing or wrong. */
   authenticate: (authorization: string | undefined) => Principal | undefined
+  /** Serves the keys of a reloaded configuration (their digests, names and toolsets) from now on. */
+  replaceKeys: (config: GatewayConfig) => void
 }
 
-export function createAuthenticator (config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): Authenticator {
-  const keys: KnownKey[] = config.auth.keys.map((key) => ({
+function knownKeys (config: GatewayConfig, env: NodeJS.ProcessEnv): KnownKey[] {
+  return config.auth.keys.map((key) => ({
     name: key.name,
     // loadConfig has checked that exactly one of sha256 / env is set and that the variable exists.
     digest: key.sha256 !== undefined ? Buffer.from(key.sha256, 'hex') : digest(env[key.env as string] ?? ''),
     toolsets: key.toolsets
   }))
+}
+
+export function createAuthenticator (config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): Authenticator {
+  let keys = knownKeys(config, env)
+  const enabled = keys.length > 0
   return {
-    enabled: keys.length > 0,
+    enabled,
     authenticate (authorization) {
       if (keys.length === 0) return ANONYMOUS
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')
@@ -68,6 +75,12 @@ export function createAuthenticator (config: GatewayConfig, env: NodeJS.ProcessE
         if (timingSafeEqual(presented, key.digest) && found === undefined) found = key
       }
       return found === undefined ? undefined : { name: found.name, toolsets: found.toolsets }
+    },
+    replaceKeys (next) {
+      const replacement = knownKeys(next, env)
+      // Open stays open and guarded stays guarded: the hook that checks keys is installed at start.
+      if ((replacement.length > 0) !== enabled) throw new Error('switching between an open gateway and one with keys needs a restart')
+      keys = replacement
     }
   }
 }

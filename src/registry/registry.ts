@@ -91,6 +91,16 @@ export class ToolRegistry extends EventEmitter<{ change: [RegistryChange] }> {
     this.#commit({ tools: current.tools, toolsetChecks: current.toolsetChecks, aliases }, { type: 'alias', alias, toolset })
   }
 
+  /**
+   * The same tools as a new generation: after a configuration reload changed what names resolve to
+   * (custom toolsets, the toolsets of a key), so that everything cached per generation or snapshot
+   * (definitions, key scopes, MCP list_changed) is worked out again.
+   */
+  reconfigured (): void {
+    const { tools, toolsetChecks, aliases } = this.#snapshot
+    this.#commit({ tools, toolsetChecks, aliases }, { type: 'reconfigured' })
+  }
+
   /** The tool registered under `name` now, if any. */
   getEntry (name: string): ToolEntry | undefined {
     return this.#snapshot.tools.get(name)

@@ -193,6 +193,7 @@ export type RegistryChange =
   | { type: 'deregister', name: string, toolset: string, generation: number }
   | { type: 'alias', alias: string, toolset: string, generation: number }
   | { type: 'batch', registered: readonly string[], deregistered: readonly string[], generation: number }
+  | { type: 'reconfigured', generation: number }
 
 export const DEFAULT_EMOJI = '⚡'
 export const DEFAULT_MAX_RESULT_SIZE_CHARS = 100_000

@@ -76,7 +76,8 @@ function stringList (value: unknown, where: string): string[] {
   return [...new Set(value as string[])]
 }
 
-function parseCustom (custom: unknown): Map<string, ToolsetDefinition> {
+/** Checks and reads the custom toolsets of a configuration; throws InvalidConfigError naming the first bad one. */
+export function parseCustom (custom: unknown): Map<string, ToolsetDefinition> {
   const parsed = new Map<string, ToolsetDefinition>()
   if (custom === undefined) return parsed
   if (!isRecord(custom)) throw new InvalidConfigError('custom toolsets must be an object mapping names to { description, tools, includes }')
@@ -124,10 +125,15 @@ function didYouMean (name: string, valid: readonly string[]): string {
 }
 
 export class ToolsetCatalog {
-  readonly #custom: Map<string, ToolsetDefinition>
+  #custom: Map<string, ToolsetDefinition>
 
   constructor (options: ToolsetCatalogOptions = {}) {
     this.#custom = parseCustom(options.custom)
+  }
+
+  /** Replaces the custom toolsets (a configuration reload); a bad definition throws and changes nothing. */
+  setCustom (custom: unknown): void {
+    this.#custom = parseCustom(custom)
   }
 
   /** Every name a caller may use, sorted: toolsets, registry tags, aliases, `all` and `*`. */

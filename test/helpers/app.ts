@@ -24,17 +24,17 @@ export async function buildTestApp (t: TestContext, env: Record<string, string> 
   const dir = await mkdtemp(join(tmpdir(), 'gw-app-'))
   const emptyTools = join(dir, 'no-tools')
   await mkdir(emptyTools)
-  const config = await loadConfig({
-    env: {
-      ...(options.builtins ? {} : { TOOLS_DIR: emptyTools }),
-      WORKSPACE_ROOT: join(dir, 'workspace'),
-      LOG_LEVEL: 'info',
-      ...env
-    },
-    cwd: dir
-  })
+  const fullEnv = {
+    ...(options.builtins ? {} : { TOOLS_DIR: emptyTools }),
+    WORKSPACE_ROOT: join(dir, 'workspace'),
+    LOG_LEVEL: 'info',
+    ...env
+  }
+  const config = await loadConfig({ env: fullEnv, cwd: dir })
   const log = captureLogger(config.logLevel as 'info')
-  const app = await buildApp(config, { logger: createLogger(config, log.stream), env, tracer: options.tracer })
+  // app.reload() reads the same environment again (and the file it names, as it is then).
+  const reload = { load: () => loadConfig({ env: fullEnv, cwd: dir }) }
+  const app = await buildApp(config, { logger: createLogger(config, log.stream), env, reload, tracer: options.tracer })
   t.after(async () => {
     await app.close()
     await rm(dir, { recursive: true, force: true })

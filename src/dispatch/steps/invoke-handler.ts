@@ -8,6 +8,7 @@ import type { MediaResult, ResultPage, ToolContext, ToolEntry, ToolProgress } fr
 import { checkMedia, DEFAULT_MAX_MEDIA_BYTES, isMediaResult } from '../media.ts'
 import { pageOf } from '../../results/read.ts'
 import type { ResultStore } from '../../results/result-store.ts'
+import type { RunningCalls } from '../running-calls.ts'
 import { entryOf, type CallState, type Step } from '../pipeline.ts'
 import { failed, type StepResult } from '../outcome.ts'
 import { MAX_TIMER_MS } from '../../timers.ts'
@@ -22,6 +23,8 @@ export interface InvokeOptions {
   maxMediaBytes?: number
   /** Where cut results are kept, read through ctx.readResult (the read_result tool). */
   results?: ResultStore
+  /** Counts the calls running on each entry, for a reload that waits for them. */
+  running?: RunningCalls
 }
 
 function typeName (value: unknown): string {
@@ -180,7 +183,13 @@ export function invokeStep (options: InvokeOptions): Step {
     if (call.request.signal?.aborted === true) {
       return failed('cancelled', 'The call was cancelled before it started')
     }
-    return await runHandler(call, entry, Math.min(options.timeoutOf(call), MAX_TIMER_MS), options)
+    const running = options.running
+    running?.enter(entry)
+    try {
+      return await runHandler(call, entry, Math.min(options.timeoutOf(call), MAX_TIMER_MS), options)
+    } finally {
+      running?.leave(entry)
+    }
   }
 }
 

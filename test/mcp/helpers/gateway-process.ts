@@ -1,6 +1,6 @@
 // The real gateway (src/server.ts) as a child process, for tests whose failure mode is a blocked
 // event loop: the test process stays free to notice it, and the child is killed whatever happens.
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -15,6 +15,8 @@ interface TestContext { after: (fn: () => Promise<void> | void) => void }
 export interface GatewayProcess {
   base: string
   output: () => string
+  /** The process, to signal it (SIGHUP reloads). */
+  child: ChildProcess
 }
 
 /** Starts the gateway on a free loopback port with `configFile`, in `dir` (no built-in tools). */
@@ -44,5 +46,5 @@ export async function startGatewayProcess (t: TestContext, dir: string, configFi
     child.once('exit', (code) => reject(new Error(`the gateway exited (${code}) before listening:\n${output}`)))
   })
   const listening = await withTimeout(port, START_TIMEOUT_MS, () => { throw new Error(`the gateway did not listen within ${START_TIMEOUT_MS} ms:\n${output}`) })
-  return { base: `http://127.0.0.1:${listening}`, output: () => output }
+  return { base: `http://127.0.0.1:${listening}`, output: () => output, child }
 }
