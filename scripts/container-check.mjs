@@ -125,10 +125,16 @@ async function checkServes (base, workspace, gateway) {
   step(`dispatch: read a mounted file, wrote one (owned by uid ${written.uid})`)
 }
 
-async function checkHealthcheck (container, command, port) {
+/** The image's HEALTHCHECK command, run in the gateway's container: its exit code and output. */
+async function runHealthcheck (container, command, port) {
   const probe = startContainer(IMAGE, { container, env: { PORT: String(port) }, command })
   const { code } = await probe.exited
-  check(code === 0, `the image's HEALTHCHECK command failed against the running gateway (exit ${code}):\n${probe.output()}`)
+  return { code, output: probe.output() }
+}
+
+async function checkHealthcheck (container, command, port) {
+  const { code, output } = await runHealthcheck(container, command, port)
+  check(code === 0, `the image's HEALTHCHECK command failed against the running gateway (exit ${code}):\n${output}`)
   step('HEALTHCHECK command: exit 0')
 }
 
@@ -145,8 +151,7 @@ async function checkDrain (base, gateway) {
 
 /** The HEALTHCHECK must also be able to fail: against the stopped gateway it reports unhealthy. */
 async function checkHealthcheckFails (container, command, port) {
-  const probe = startContainer(IMAGE, { container, env: { PORT: String(port) }, command })
-  const { code } = await probe.exited
+  const { code } = await runHealthcheck(container, command, port)
   check(code !== 0, 'the HEALTHCHECK command passed with no gateway running')
   step(`HEALTHCHECK command with the gateway stopped: exit ${code}`)
 }

@@ -24,11 +24,6 @@ export class RunningCalls {
     for (const wake of waiters) wake()
   }
 
-  /** Calls running on `entry` now. */
-  count (entry: ToolEntry): number {
-    return this.#counts.get(entry) ?? 0
-  }
-
   /** Resolves once no call runs on any of `entries` (at once when none does). */
   async ended (entries: Iterable<ToolEntry>): Promise<void> {
     for (const entry of entries) {
