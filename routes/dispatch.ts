@@ -1,19 +1,25 @@
 // POST /dispatch/:name runs one tool; POST /dispatch runs the tool calls of a model turn, in the
 // dialect they came in (src/dispatch/dialects).
 // Every answer is the envelope, whose `content` goes to the model as is. A caller that goes away
-// aborts its calls; while the gateway drains, new calls get 503 with Retry-After.
+// aborts its calls (unless they carry an Idempotency-Key: src/http/idempotency.ts); while the
+// gateway drains, new calls get 503 with Retry-After.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { BadRequestError } from '../src/errors.ts'
 import { answerBatch, BatchAnswer, BatchBody, parseBatch } from '../src/dispatch/dialects/index.ts'
 import { mapWithConcurrency } from '../src/http/concurrency.ts'
 import { headerValidator } from '../src/http/header-validator.ts'
+import { answerOnce } from '../src/http/idempotency.ts'
 
 const CallHeaders = Type.Object({
   'x-tool-call-id': Type.Optional(Type.String({ maxLength: 256, description: 'The model\'s tool call id, echoed in the envelope.' })),
   'x-session-id': Type.Optional(Type.String({ maxLength: 256, description: 'An agent session id, handed to the tool.' })),
   'x-tool-timeout-ms': Type.Optional(Type.String({ pattern: '^\\s*\\d{1,15}\\s*$', description: 'Deadline for this call in ms, capped by the configured maximum.' })),
-  'x-max-result-chars': Type.Optional(Type.String({ pattern: '^\\s*\\d{1,15}\\s*$', description: 'Result size cap for this call, capped by the configured maximum.' }))
+  'x-max-result-chars': Type.Optional(Type.String({ pattern: '^\\s*\\d{1,15}\\s*$', description: 'Result size cap for this call, capped by the configured maximum.' })),
+  'idempotency-key': Type.Optional(Type.String({
+    pattern: '^[\\x21-\\x7E]{1,255}$',
+    description: 'Makes a retry safe: the same key with the same request (tool, body, call headers) within idempotency.ttlMs answers the first answer again, with `Idempotent-Replayed: true`, without running the tool again; a duplicate sent while the first runs waits for it; the same key with another request is a 422. Keys are per API key. 1 to 255 visible ASCII characters (a UUID is a good key). A call with a key is not cancelled when its client goes away.'
+  }))
 })
 
 const Arguments = Type.Union([
@@ -23,8 +29,7 @@ const Arguments = Type.Union([
 
 const ENVELOPE = Type.Ref('Envelope')
 // Every status the contract (src/dispatch/outcome.ts) or the edge (auth, body, draining) can answer.
-const CALL_RESPONSES = { 200: ENVELOPE, 400: ENVELOPE, 401: ENVELOPE, 403: ENVELOPE, 404: ENVELOPE, 413: ENVELOPE, 415: ENVELOPE, 499: ENVELOPE, 503: ENVELOPE, 504: ENVELOPE }
-type CallResponseStatus = keyof typeof CALL_RESPONSES
+const CALL_RESPONSES = { 200: ENVELOPE, 400: ENVELOPE, 401: ENVELOPE, 403: ENVELOPE, 404: ENVELOPE, 413: ENVELOPE, 415: ENVELOPE, 422: ENVELOPE, 499: ENVELOPE, 503: ENVELOPE, 504: ENVELOPE }
 
 const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { calls, gateway } = app
@@ -42,10 +47,12 @@ const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: CALL_RESPONSES
     }
   }, async (request, reply) => {
-    const outcome = await calls.start(request, request.params.name, request.body, request.headers['x-tool-call-id'])
-    // The Envelope response schema serialises only its own fields, so httpStatus stays internal.
-    reply.code(outcome.httpStatus as CallResponseStatus)
-    return outcome
+    const { name } = request.params
+    return await answerOnce(request, reply, `dispatch/${name}`, async (detached) => {
+      const outcome = await calls.start(request, name, request.body, request.headers['x-tool-call-id'], detached)
+      // The Envelope response schema serialises only its own fields, so httpStatus stays internal.
+      return { status: outcome.httpStatus, payload: outcome }
+    })
   })
 
   app.post('/dispatch', {
@@ -59,17 +66,17 @@ const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['dispatch'],
       headers: CallHeaders,
       body: BatchBody,
-      response: { 200: BatchAnswer, 400: ENVELOPE, 401: ENVELOPE, 413: ENVELOPE, 415: ENVELOPE, 503: ENVELOPE }
+      response: { 200: BatchAnswer, 400: ENVELOPE, 401: ENVELOPE, 413: ENVELOPE, 415: ENVELOPE, 422: ENVELOPE, 499: ENVELOPE, 503: ENVELOPE }
     }
-  }, async (request) => {
+  }, async (request, reply) => await answerOnce(request, reply, 'dispatch', async (detached) => {
     const batch = parseBatch(request.body)
     if (batch.calls.length > maxBatchSize) {
       throw new BadRequestError(`a batch holds at most ${maxBatchSize} tool calls (got ${batch.calls.length})`)
     }
     const outcomes = await mapWithConcurrency(batch.calls, batch.sequential ? 1 : batchConcurrency, async (call) =>
-      await calls.start(request, call.name, call.args, call.id))
-    return answerBatch(batch, outcomes)
-  })
+      await calls.start(request, call.name, call.args, call.id, detached))
+    return { status: 200, payload: answerBatch(batch, outcomes) }
+  }))
 }
 
 export default dispatchRoutes

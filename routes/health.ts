@@ -1,7 +1,9 @@
 // Liveness and readiness, open to orchestrators even when keys are configured, and metrics, for
 // operators (an unlimited key, or open when METRICS_PUBLIC=true).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
+import { DEGRADED_WITHOUT_REDIS } from '../src/shared-state/degraded.ts'
+import type { RedisLink } from '../src/shared-state/redis-link.ts'
 
 const Health = Type.Object({
   status: Type.String({ description: '"ok" while the process serves.' })
@@ -11,8 +13,20 @@ const Readiness = Type.Object({
   ready: Type.Boolean({ description: 'True once start-up finished and the gateway is not shutting down.' }),
   draining: Type.Boolean({ description: 'True while shutting down: new tool calls are refused.' }),
   generation: Type.Integer({ description: 'Registry generation: moves on every tool change.' }),
-  tools: Type.Integer({ description: 'Registered tools.' })
+  tools: Type.Integer({ description: 'Registered tools.' }),
+  redis: Type.Optional(Type.Object({
+    connected: Type.Boolean({ description: 'Whether the shared Redis answers now.' }),
+    lastError: Type.Optional(Type.String({ description: 'Why not, while disconnected.' })),
+    degraded: Type.Array(Type.String(), { description: 'What works differently while it does not (empty when connected).' })
+  }, { description: 'Present when REDIS_URL is set. Readiness does not depend on it: without Redis each replica serves from its own memory.' }))
 }, { description: 'Readiness answer.' })
+
+/** The readiness details of the shared Redis; a replica without it stays ready (it degrades). */
+function redisDetails (link: RedisLink | undefined): Static<typeof Readiness>['redis'] {
+  if (link === undefined) return undefined
+  const status = link.status()
+  return { ...status, degraded: status.connected ? [] : [...DEGRADED_WITHOUT_REDIS] }
+}
 
 const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/healthz', {
@@ -33,7 +47,8 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ready: lifecycle.ready,
       draining: lifecycle.draining,
       generation: gateway.registry.generation,
-      tools: gateway.registry.snapshot().tools.size
+      tools: gateway.registry.snapshot().tools.size,
+      redis: redisDetails(app.redis)
     }
     return reply.code(body.ready ? 200 : 503).send(body)
   })

@@ -36,7 +36,7 @@ const resultsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const limit = Number(request.query.limit ?? DEFAULT_HTTP_READ_CHARS)
     if (limit < 1 || limit > MAX_HTTP_READ_CHARS) throw new BadRequestError(`limit must be 1 to ${MAX_HTTP_READ_CHARS} (got ${limit})`)
     // On an open gateway every caller is `anonymous`; with keys, the key's name (src/http/auth.ts).
-    const kept = results.get(request.principal?.name, id)
+    const kept = await results.find(request.principal?.name, id)
     if (kept === undefined) throw new ResultNotFoundError(id)
     return pageOf(kept, offset, limit)
   })
@@ -65,7 +65,7 @@ const resultsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request, reply) => {
     const { id, n } = request.params
-    const item = results.get(request.principal?.name, id)?.media[Number(n)]
+    const item = (await results.find(request.principal?.name, id))?.media[Number(n)]
     if (item === undefined) throw new ResultNotFoundError(`${id} media ${n}`)
     // A Buffer skips the JSON serialiser; nosniff keeps a browser from reading it as anything else.
     return reply.type(item.mimeType).header('x-content-type-options', 'nosniff').send(item.data)

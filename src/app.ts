@@ -1,7 +1,7 @@
 // Builds the Fastify app from a validated config: the gateway core, then the edge's plugins in the
-// order each needs the one before (errors, bodies, lifecycle, auth, rate limit, scope, metrics, the
-// call lifecycle, OpenAPI), then every route file under routes/. Tests build it and use inject;
-// only src/server.ts listens.
+// order each needs the one before (errors, bodies, lifecycle, auth, shared state, rate limit, scope,
+// metrics, the call lifecycle, idempotency, OpenAPI), then every route file under routes/. Tests
+// build it and use inject; only src/server.ts listens.
 import { join, resolve } from 'node:path'
 import autoload from '@fastify/autoload'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
@@ -16,11 +16,13 @@ import errorHandling from './http/error-handler.ts'
 import jsonBody from './http/json-body.ts'
 import { lazySerializerFactory } from './http/lazy-serializers.ts'
 import hostCheck from './http/host-check.ts'
+import idempotency from './http/idempotency.ts'
 import lifecycle from './http/lifecycle.ts'
 import metrics from './http/metrics.ts'
 import openapi from './http/openapi.ts'
 import rateLimit from './http/rate-limit.ts'
 import { serverOptions } from './http/server-options.ts'
+import sharedState from './http/shared-state.ts'
 import tracing from './http/tracing.ts'
 import { createLogger } from './logger.ts'
 import { Reloader, type ReloadReport } from './reload/reloader.ts'
@@ -106,10 +108,12 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   await app.register(lifecycle)
   await app.register(hostCheck, { config })
   await app.register(auth, { config, env: options.env })
+  await app.register(sharedState)
   await app.register(rateLimit, config.http.rateLimit)
   await app.register(access)
   await app.register(metrics)
   await app.register(calls)
+  await app.register(idempotency)
   await app.register(openapi)
   await app.register(autoload, { dir: ROUTES_DIR })
 

@@ -34,6 +34,8 @@ export const BadRequestError = define('GW_ERR_BAD_REQUEST', 400)
 export const NotFoundError = define('GW_ERR_NOT_FOUND', 404)
 /** A kept result that is unknown, expired or another caller's: the three answer alike, so ids leak nothing. */
 export const ResultNotFoundError = define('GW_ERR_RESULT_NOT_FOUND', 404, 'No result %s: it is unknown, has expired (results are kept for a limited time), or was made with another API key')
+/** An Idempotency-Key used before for a different request (another tool, other arguments or call headers). */
+export const IdempotencyKeyReusedError = define('GW_ERR_IDEMPOTENCY_KEY_REUSED', 422)
 export const InternalError = define('GW_ERR_INTERNAL', 500)
 
 const UnknownToolsetBase = define('GW_ERR_UNKNOWN_TOOLSET', 400)

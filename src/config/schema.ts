@@ -114,6 +114,16 @@ export const ConfigSchema = Type.Object({
     maxResultBytes: Type.Integer({ minimum: 0, default: 16_777_216, description: 'A cut result larger than this is not kept, and its notice says nothing of reading the rest (RESULTS_MAX_RESULT_BYTES).' }),
     ttlMs: PositiveMs('How long a cut result stays readable after its call (RESULTS_TTL_MS).', 900_000)
   }, { additionalProperties: false, default: {}, description: 'Where the full text of results cut to their size cap is kept, for GET /results/:id and read_result.' }),
+  redis: Type.Object({
+    url: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'A Redis the replicas share (REDIS_URL, redis:// or rediss://, credentials in the URL): rate-limit counters, kept results and idempotency records live there. Unset: all in this process\'s memory. Unreachable: each replica falls back to its own memory until it is back (see /readyz).' })),
+    keyPrefix: Type.String({ minLength: 1, maxLength: 64, default: 'tool-gateway:', description: 'Prefix of every key the gateway writes, so that one Redis can serve several deployments (REDIS_KEY_PREFIX).' }),
+    commandTimeoutMs: PositiveMs('A Redis command slower than this counts as a failure and the request is served from memory (REDIS_COMMAND_TIMEOUT_MS).', 500),
+    connectTimeoutMs: PositiveMs('How long start-up waits for Redis before serving without it (REDIS_CONNECT_TIMEOUT_MS); it keeps reconnecting in the background.', 2_000)
+  }, { additionalProperties: false, default: {}, description: 'State shared by replicas; without it every replica keeps its own.' }),
+  idempotency: Type.Object({
+    ttlMs: PositiveMs('How long the answer of a call made with an Idempotency-Key is replayed to the same key (IDEMPOTENCY_TTL_MS).', 86_400_000),
+    maxTotalBytes: Type.Integer({ minimum: 0, default: 33_554_432, description: 'Memory the answers kept in this process may take together (not in Redis); past it the oldest go first (IDEMPOTENCY_MAX_TOTAL_BYTES).' })
+  }, { additionalProperties: false, default: {}, description: 'Replays of POST /dispatch calls retried with the same Idempotency-Key header.' }),
   availability: Type.Object({
     ttlMs: PositiveMs('How long an availability verdict is reused.', 30_000),
     graceMs: Type.Integer({ minimum: 0, default: 60_000, description: 'A failing check this soon after a success counts as transient.' }),

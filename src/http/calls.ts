@@ -32,8 +32,11 @@ export interface CallExtras {
 }
 
 export interface Calls {
-  /** Runs one tool call for a REST `request`; rejects only on a bad per-call header. */
-  start: (request: FastifyRequest, name: string, args: unknown, callId: string | undefined) => Promise<DispatchOutcome>
+  /**
+   * Runs one tool call for a REST `request`; rejects only on a bad per-call header. `detached`: the
+   * call is not cancelled when the client goes away (a call made with an Idempotency-Key).
+   */
+  start: (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, detached?: boolean) => Promise<DispatchOutcome>
   /** Runs one tool call for a caller that is not an HTTP request of its own (MCP, over /mcp or stdio). */
   run: (caller: Caller, name: string, args: unknown, extras?: CallExtras) => Promise<DispatchOutcome>
   /** What cancels the calls of `request`'s connection: the client going away, or shutdown giving up. */
@@ -88,7 +91,7 @@ export default fp(async function calls (app) {
     }
   }
 
-  async function start (request: FastifyRequest, name: string, args: unknown, callId: string | undefined): Promise<DispatchOutcome> {
+  async function start (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, detached = false): Promise<DispatchOutcome> {
     const { headers, scope } = request
     // Read before the call is counted in: a bad header throws here.
     const timeoutMs = numericHeader(headers, 'x-tool-timeout-ms')
@@ -100,7 +103,7 @@ export default fp(async function calls (app) {
       callId,
       sessionId: headers['x-session-id'] as string | undefined,
       principal: request.principal?.name,
-      signal: cancellations.of(request.raw.socket).signal,
+      signal: detached ? gateway.shutdownSignal : cancellations.of(request.raw.socket).signal,
       timeoutMs,
       maxResultChars,
       logger: request.log as unknown as Logger,

@@ -9,7 +9,10 @@ import { RateLimitedError } from '../errors.ts'
 export default fp<GatewayConfig['http']['rateLimit']>(async function rateLimiting (app, config) {
   if (config.max === undefined) return
   const { default: rateLimit } = await import('@fastify/rate-limit')
+  // With Redis the replicas share each caller's counter (in memory again while it is unreachable).
+  const store = app.redis === undefined ? undefined : (await import('../shared-state/rate-limit-store.ts')).failoverStoreOf(app.redis)
   await app.register(rateLimit, {
+    store,
     global: true,
     hook: 'preHandler',
     max: config.max,
@@ -22,4 +25,4 @@ export default fp<GatewayConfig['http']['rateLimit']>(async function rateLimitin
     errorResponseBuilder: (_request, context) =>
       new RateLimitedError(`rate limit of ${context.max} requests per ${config.timeWindowMs} ms reached; retry in ${context.after}`)
   })
-}, { name: 'rate-limit', dependencies: ['auth'] })
+}, { name: 'rate-limit', dependencies: ['auth', 'shared-state'] })

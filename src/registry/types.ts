@@ -46,9 +46,9 @@ export interface ToolContext {
   /**
    * Reads part of a result the gateway kept for this same caller after cutting it to its size cap
    * (what read_result serves); undefined when no such result exists for the caller (unknown,
-   * expired, another key's). Throws when `offset` is past its end. Absent in contexts built by hand.
+   * expired, another key's). Rejects when `offset` is past its end. Absent in contexts built by hand.
    */
-  readResult?: (id: string, offset: number, limit: number) => ResultPage | undefined
+  readResult?: (id: string, offset: number, limit: number) => Promise<ResultPage | undefined>
   /**
    * The W3C trace context of this call's span (`traceparent`, `tracestate`), for the requests it
    * makes on (an MCP upstream, web pages) to carry as headers; undefined when tracing is off.

@@ -35,6 +35,19 @@ interface Kept {
   readonly expiresAt: number
 }
 
+/** A kept result as another replica reads it (media base64, as the tool answered them). */
+export interface SharedResult {
+  readonly owner: string
+  readonly text: string
+  readonly media: readonly ToolMedia[]
+}
+
+/** Where results are also kept for the other replicas (Redis); neither method ever rejects. */
+export interface SharedResults {
+  put: (id: string, result: SharedResult, ttlMs: number) => Promise<void>
+  get: (id: string) => Promise<{ result: SharedResult, ttlMs: number } | undefined>
+}
+
 /** Characters (UTF-16 code units) the text of a result has. */
 export interface KeptResult {
   readonly id: string
@@ -48,11 +61,13 @@ export interface KeptResult {
 export class ResultStore {
   readonly limits: Readonly<ResultStoreLimits>
   // A Map iterates in insertion order, which is also expiry order (one TTL for all): the first
-  // entry is always the oldest, for eviction and for expiry alike.
+  // entry is always the oldest, for eviction and for expiry alike. Only a result read from another
+  // replica (its TTL already running) may expire before older ones: get() checks each.
   readonly #kept = new Map<string, Kept>()
   readonly #now: () => number
   readonly #open: boolean
   #totalBytes = 0
+  #shared: SharedResults | undefined = undefined
   #timer: NodeJS.Timeout | undefined = undefined
 
   /**
@@ -74,6 +89,11 @@ export class ResultStore {
     return this.#kept.size
   }
 
+  /** Keeps every result in `shared` as well, for the other replicas (REDIS_URL). */
+  share (shared: SharedResults): void {
+    this.#shared = shared
+  }
+
   /**
    * Keeps `text` (and its media, base64) for `owner` and answers its id; undefined when it is not
    * kept (no owner to give it to, over the per-result cap, or a store of size 0), and the caller
@@ -81,20 +101,47 @@ export class ResultStore {
    */
   keep (principal: string | undefined, text: string, media: readonly ToolMedia[] = []): string | undefined {
     const owner = this.#ownerOf(principal)
+    if (owner === undefined) return undefined
+    const id = `res_${randomBytes(18).toString('base64url')}`
+    return this.#insert(id, { owner, text, media }, this.limits.ttlMs) ? id : undefined
+  }
+
+  /** keep(), then the same result in the shared store, so that any replica reads it. */
+  async keepShared (principal: string | undefined, text: string, media: readonly ToolMedia[] = []): Promise<string | undefined> {
+    const id = this.keep(principal, text, media)
+    if (id !== undefined && this.#shared !== undefined) {
+      await this.#shared.put(id, { owner: this.#ownerOf(principal) as string, text, media }, this.limits.ttlMs)
+    }
+    return id
+  }
+
+  /** get(), else the result another replica kept (then kept here too, for the pages that follow). */
+  async find (principal: string | undefined, id: string): Promise<KeptResult | undefined> {
+    const here = this.get(principal, id)
+    if (here !== undefined || this.#shared === undefined || this.#ownerOf(principal) === undefined) return here
+    const there = await this.#shared.get(id)
+    if (there === undefined) return undefined
+    this.#insert(id, there.result, there.ttlMs)
+    return this.get(principal, id)
+  }
+
+  #insert (id: string, { owner, text, media }: SharedResult, ttlMs: number): boolean {
     const kept = media.map(({ kind, mimeType, data }) => ({ kind, mimeType, data: Buffer.from(data, 'base64') }))
     const bytes = kept.reduce((sum, item) => sum + item.data.length, text.length * 2)
-    const { maxTotalBytes, maxResultBytes, ttlMs } = this.limits
-    if (owner === undefined || bytes > maxResultBytes || bytes > maxTotalBytes) return undefined
+    const { maxTotalBytes, maxResultBytes } = this.limits
+    if (bytes > maxResultBytes || bytes > maxTotalBytes) return false
     this.#expire()
-    for (const [id, oldest] of this.#kept) {
+    const known = this.#kept.get(id)
+    // Two reads of the same id from another replica at once: the second replaces the first.
+    if (known !== undefined) this.#drop(id, known)
+    for (const [oldId, oldest] of this.#kept) {
       if (this.#totalBytes + bytes <= maxTotalBytes) break
-      this.#drop(id, oldest)
+      this.#drop(oldId, oldest)
     }
-    const id = `res_${randomBytes(18).toString('base64url')}`
     this.#kept.set(id, { owner, text: Buffer.from(text, 'utf16le'), media: kept, bytes, expiresAt: this.#now() + ttlMs })
     this.#totalBytes += bytes
     this.#schedule()
-    return id
+    return true
   }
 
   /** The result `id` of this caller; undefined when unknown, expired or another caller's (all alike). */
@@ -102,7 +149,7 @@ export class ResultStore {
     const owner = this.#ownerOf(principal)
     this.#expire()
     const kept = this.#kept.get(id)
-    if (kept === undefined || owner === undefined || kept.owner !== owner) return undefined
+    if (kept === undefined || owner === undefined || kept.owner !== owner || kept.expiresAt <= this.#now()) return undefined
     const { text, media } = kept
     const length = text.length / 2
     return {

@@ -32,13 +32,13 @@ registry.register({
   },
   // Never cut again: a read is already bounded by `limit`, and cutting it would keep a second copy.
   maxResultSizeChars: Infinity,
-  handler: (args, ctx) => {
+  handler: async (args, ctx) => {
     const id = String(args.id)
     const offset = typeof args.offset === 'number' ? args.offset : 0
     const limit = typeof args.limit === 'number' ? Math.min(args.limit, MAX_LIMIT) : DEFAULT_LIMIT
     let page
     try {
-      page = ctx.readResult?.(id, offset, limit)
+      page = await ctx.readResult?.(id, offset, limit)
     } catch (err) {
       // An offset past the end: the message gives the length, which is all the model needs.
       return toolError((err as Error).message)

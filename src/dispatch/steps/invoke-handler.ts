@@ -114,8 +114,8 @@ class HandlerContext implements ToolContext {
   }
 
   /** Only this caller's own results: the principal is the call's, not an argument a tool could forge. */
-  readResult (id: string, offset: number, limit: number): ResultPage | undefined {
-    const kept = this.#results?.get(this.principal, id)
+  async readResult (id: string, offset: number, limit: number): Promise<ResultPage | undefined> {
+    const kept = await this.#results?.find(this.principal, id)
     return kept === undefined ? undefined : pageOf(kept, offset, limit)
   }
 }

@@ -17,16 +17,16 @@ export interface KeepCutResults {
 
 /** `maxChars(call)` decides the cap: the per-call override within limits, else the tool's own. */
 export function truncateStep (maxChars: (call: Parameters<Step>[0]) => number, keep?: KeepCutResults): Step {
-  function keptAs (call: CallState, result: StepResult): KeptAs | undefined {
+  async function keptAs (call: CallState, result: StepResult): Promise<KeptAs | undefined> {
     // Only successes: a failure's text is cleaned of credentials after this step (error-content.ts),
     // and a kept copy would be read back uncleaned.
     if (keep === undefined || result.status !== 'ok') return undefined
-    const id = keep.store.keep(call.request.principal, result.content)
+    const id = await keep.store.keepShared(call.request.principal, result.content)
     return id === undefined ? undefined : { id, via: keep.toolCallable(call) ? 'tool' : 'http' }
   }
   /** The text cut to its cap as usual, the media kept beside the full text, and a note naming each after the text. */
-  function capWithMedia (call: CallState, result: StepResult & { media: NonNullable<StepResult['media']> }, max: number): StepResult {
-    const id = keep?.store.keep(call.request.principal, result.content, result.media)
+  async function capWithMedia (call: CallState, result: StepResult & { media: NonNullable<StepResult['media']> }, max: number): Promise<StepResult> {
+    const id = await keep?.store.keepShared(call.request.principal, result.content, result.media)
     const kept: KeptAs | undefined = id === undefined || keep === undefined ? undefined : { id, via: keep.toolCallable(call) ? 'tool' : 'http' }
     const media = kept === undefined ? result.media : result.media.map((item, n) => ({ ...item, url: `/results/${kept.id}/media/${n}` }))
     const cut = truncateResult(result.content, max, undefined, kept)
@@ -35,19 +35,20 @@ export function truncateStep (maxChars: (call: Parameters<Step>[0]) => number, k
     const content = cut.content === '' ? note : `${cut.content}\n${note}`
     return { ...result, content, truncated: cut.truncated, originalLength: cut.originalLength, resultId: kept?.id, media }
   }
-  function cap (call: CallState, result: StepResult): StepResult {
-    if (call.entry === undefined) return result
-    const max = maxChars(call)
-    if (result.media !== undefined) return capWithMedia(call, result as Parameters<typeof capWithMedia>[1], max)
-    // The common case costs one comparison: nothing to keep, nothing to cut.
-    if (!(result.content.length > max)) return result
-    const kept = keptAs(call, result)
+  async function cutAndKeep (call: CallState, result: StepResult, max: number): Promise<StepResult> {
+    const kept = await keptAs(call, result)
     const cut = truncateResult(result.content, max, undefined, kept)
     // The id is left out: the log says a result was kept, never how to read it.
     call.logger.debug({ tool: entryOf(call).name, originalLength: cut.originalLength, kept: kept !== undefined }, 'result truncated')
     return { ...result, content: cut.content, truncated: true, originalLength: cut.originalLength, resultId: kept?.id }
   }
   return async function truncate (call, next) {
-    return cap(call, await next(call))
+    const result = await next(call)
+    if (call.entry === undefined) return result
+    const max = maxChars(call)
+    if (result.media !== undefined) return await capWithMedia(call, result as Parameters<typeof capWithMedia>[1], max)
+    // The common case costs one comparison and no promise more: nothing to keep, nothing to cut.
+    if (!(result.content.length > max)) return result
+    return await cutAndKeep(call, result, max)
   }
 }

@@ -1,0 +1,51 @@
+// The Idempotency-Key header of the dispatch routes (src/idempotency/idempotent-calls.ts): records
+// in this process's memory, or in Redis when the gateway has one. A call made with a key is not
+// cancelled when its client goes away: it runs to its end (or its deadline) so that the client's
+// retry gets its answer instead of running it again.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Logger } from 'pino'
+import { fingerprintOf, IdempotentCalls, type Answer } from '../idempotency/idempotent-calls.ts'
+import { MemoryRecords } from '../idempotency/memory-records.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    idempotency: IdempotentCalls
+  }
+}
+
+/** The headers that change what a call does or answers: part of what a key stands for. */
+const CALL_HEADERS = ['x-tool-call-id', 'x-session-id', 'x-tool-timeout-ms', 'x-max-result-chars'] as const
+
+/**
+ * Answers `execute()`'s answer, running it at most once per Idempotency-Key of the caller when the
+ * request has one; `execute(detached)`: whether the call must outlive its connection.
+ */
+export async function answerOnce (request: FastifyRequest, reply: FastifyReply, route: string, execute: (detached: boolean) => Promise<Answer>): Promise<unknown> {
+  const key = request.headers['idempotency-key']
+  let answer: Answer
+  if (typeof key !== 'string') {
+    answer = await execute(false)
+  } else {
+    const { idempotency, calls } = request.server
+    const kept = await idempotency.run({
+      key,
+      owner: request.principal?.name ?? 'anonymous',
+      fingerprint: fingerprintOf(route, request.body, CALL_HEADERS.map((name) => request.headers[name] ?? null)),
+      signal: calls.cancellationOf(request).signal
+    }, async () => await execute(true))
+    if (kept.replayed) reply.header('idempotent-replayed', 'true')
+    answer = kept
+  }
+  reply.code(answer.status)
+  return answer.payload
+}
+
+export default fp(async function idempotency (app) {
+  const { config } = app.gateway
+  const logger = app.log.child({ component: 'idempotency' }) as unknown as Logger
+  const memory = new MemoryRecords(config.idempotency)
+  const { RedisRecords } = app.redis === undefined ? { RedisRecords: undefined } : await import('../idempotency/redis-records.ts')
+  const shared = RedisRecords === undefined || app.redis === undefined ? undefined : new RedisRecords(app.redis, config.idempotency.ttlMs)
+  app.decorate('idempotency', new IdempotentCalls({ memory, shared, logger }))
+}, { name: 'idempotency', dependencies: ['shared-state', 'calls'] })

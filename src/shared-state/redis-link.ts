@@ -1,0 +1,83 @@
+// The connection to the Redis the replicas share (REDIS_URL), and whether it works right now. The
+// gateway never waits on a Redis that is down: the offline queue is off, so a command fails at once
+// while disconnected, and a slow one fails after commandTimeoutMs; each user of the link then falls
+// back to this process's memory (README: "Running several replicas"). ioredis keeps reconnecting
+// in the background; the link logs each change of state once.
+import { once } from 'node:events'
+import { Redis } from 'ioredis'
+import type { Logger } from 'pino'
+import type { GatewayConfig } from '../config/schema.ts'
+import { DEGRADED_WITHOUT_REDIS, type RedisStatus } from './degraded.ts'
+
+/** Reconnect soon after a blip, then at most every 5 s. */
+function retryDelay (attempt: number): number {
+  return Math.min(100 * 2 ** Math.min(attempt, 6), 5_000)
+}
+
+export class RedisLink {
+  readonly client: Redis
+  readonly #logger: Logger
+  #connected = false
+  #lastError: string | undefined
+
+  private constructor (client: Redis, logger: Logger) {
+    this.client = client
+    this.#logger = logger
+    client.on('ready', () => this.#changed(true))
+    client.on('close', () => this.#changed(false))
+    // Without a listener an error event would end the process; the state change is what is logged.
+    client.on('error', (err: Error) => { this.failed(err) })
+  }
+
+  /** Connects, waiting at most connectTimeoutMs: past it the gateway serves from memory until Redis answers. */
+  static async open (config: GatewayConfig['redis'] & { url: string }, logger: Logger): Promise<RedisLink> {
+    const client = new Redis(config.url, {
+      keyPrefix: config.keyPrefix,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: config.commandTimeoutMs,
+      connectTimeout: config.connectTimeoutMs,
+      retryStrategy: retryDelay
+    })
+    const link = new RedisLink(client, logger)
+    const timeout = AbortSignal.timeout(config.connectTimeoutMs)
+    try {
+      await once(client, 'ready', { signal: timeout })
+    } catch {
+      logger.warn({ redis: link.status(), degraded: DEGRADED_WITHOUT_REDIS }, `Redis did not answer within ${config.connectTimeoutMs} ms at start-up: serving from memory until it does`)
+    }
+    return link
+  }
+
+  get connected (): boolean {
+    return this.#connected
+  }
+
+  status (): RedisStatus {
+    return this.#connected || this.#lastError === undefined ? { connected: this.#connected } : { connected: false, lastError: this.#lastError }
+  }
+
+  /** A command failed (a user of the link calls this before falling back): logged once per distinct failure. */
+  failed (err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err)
+    if (message === this.#lastError) return
+    this.#lastError = message
+    this.#logger.warn({ error: message, degraded: DEGRADED_WITHOUT_REDIS }, 'Redis command failed: serving from memory for it')
+  }
+
+  async close (): Promise<void> {
+    this.client.removeAllListeners('ready').removeAllListeners('close')
+    this.client.disconnect()
+  }
+
+  #changed (connected: boolean): void {
+    if (connected === this.#connected) return
+    this.#connected = connected
+    if (connected) {
+      this.#lastError = undefined
+      this.#logger.info('Redis connected: rate limits, kept results and idempotency records are shared by the replicas')
+    } else {
+      this.#logger.warn({ degraded: DEGRADED_WITHOUT_REDIS }, 'Redis connection lost: serving from memory until it is back')
+    }
+  }
+}
