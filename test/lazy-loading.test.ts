@@ -26,7 +26,9 @@ const NOT_AT_START = [
   'oxc-parser',
   // Tracing, off without an OTLP endpoint: neither the SDK nor the exporter (nor what they bring).
   '@opentelemetry/sdk-trace', '@opentelemetry/core', '@opentelemetry/resources', '@opentelemetry/exporter-trace-otlp-http',
-  '@opentelemetry/otlp-exporter-base', '@opentelemetry/otlp-transformer'
+  '@opentelemetry/otlp-exporter-base', '@opentelemetry/otlp-transformer',
+  // The Redis client, without REDIS_URL.
+  'ioredis'
 ]
 
 /** What no tool call of an untraced gateway may load (@opentelemetry/api is left to whoever owns its start-up cost). */

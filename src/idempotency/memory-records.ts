@@ -7,6 +7,12 @@ import type { Claim, IdempotencyRecord, IdempotencyRecords, StoredAnswer } from 
 interface Running { readonly state: 'running', readonly fingerprint: string, readonly ended: PromiseWithResolvers<void> }
 interface Done { readonly state: 'done', readonly fingerprint: string, readonly answer: StoredAnswer, readonly bytes: number, readonly expiresAt: number }
 
+/** What a caller may see of a record: not the promise or the bookkeeping. */
+function recordOf (record: Running | Done): IdempotencyRecord {
+  const { state, fingerprint } = record
+  return state === 'running' ? { state, fingerprint } : { state, fingerprint, answer: record.answer }
+}
+
 export interface MemoryRecordsOptions {
   ttlMs: number
   maxTotalBytes: number
@@ -30,7 +36,7 @@ export class MemoryRecords implements IdempotencyRecords {
 
   async claim (key: string, fingerprint: string): Promise<Claim | IdempotencyRecord> {
     const known = this.#current(key)
-    if (known !== undefined) return known
+    if (known !== undefined) return recordOf(known)
     const running: Running = { state: 'running', fingerprint, ended: Promise.withResolvers() }
     this.#records.set(key, running)
     return {
@@ -41,10 +47,11 @@ export class MemoryRecords implements IdempotencyRecords {
 
   async settled (key: string, signal: AbortSignal): Promise<IdempotencyRecord | undefined> {
     const known = this.#current(key)
-    if (known?.state !== 'running') return known
+    if (known?.state !== 'running') return known === undefined ? undefined : recordOf(known)
     const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
     await Promise.race([known.ended.promise, aborted])
-    return this.#current(key)
+    const now = this.#current(key)
+    return now === undefined ? undefined : recordOf(now)
   }
 
   #current (key: string): Running | Done | undefined {

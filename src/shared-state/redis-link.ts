@@ -3,11 +3,17 @@
 // while disconnected, and a slow one fails after commandTimeoutMs; each user of the link then falls
 // back to this process's memory (README: "Running several replicas"). ioredis keeps reconnecting
 // in the background; the link logs each change of state once.
-import { once } from 'node:events'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { GatewayConfig } from '../config/schema.ts'
 import { DEGRADED_WITHOUT_REDIS, type RedisStatus } from './degraded.ts'
+
+/**
+ * After a failed command the link counts as down this long: a Redis that hangs (connected, but not
+ * answering) costs one request a commandTimeoutMs now and then, not every request.
+ */
+const PAUSE_AFTER_FAILURE_MS = 1_000
 
 /** Reconnect soon after a blip, then at most every 5 s. */
 function retryDelay (attempt: number): number {
@@ -19,6 +25,7 @@ export class RedisLink {
   readonly #logger: Logger
   #connected = false
   #lastError: string | undefined
+  #pausedUntil = 0
 
   private constructor (client: Redis, logger: Logger) {
     this.client = client
@@ -40,26 +47,33 @@ export class RedisLink {
       retryStrategy: retryDelay
     })
     const link = new RedisLink(client, logger)
-    const timeout = AbortSignal.timeout(config.connectTimeoutMs)
-    try {
-      await once(client, 'ready', { signal: timeout })
-    } catch {
+    // Errors do not end the wait: a Redis that starts beside the gateway (pods of one release) is
+    // given the whole connect timeout, while ioredis retries.
+    const waited = new AbortController()
+    const ready = new Promise<boolean>((resolve) => client.once('ready', () => resolve(true)))
+    const timedOut = sleep(config.connectTimeoutMs, false, { signal: waited.signal }).catch(() => false)
+    const connected = await Promise.race([ready, timedOut])
+    waited.abort()
+    if (!connected) {
       logger.warn({ redis: link.status(), degraded: DEGRADED_WITHOUT_REDIS }, `Redis did not answer within ${config.connectTimeoutMs} ms at start-up: serving from memory until it does`)
     }
     return link
   }
 
+  /** Whether to use Redis now: connected, and no command failed in the last moment. */
   get connected (): boolean {
-    return this.#connected
+    return this.#connected && performance.now() >= this.#pausedUntil
   }
 
   status (): RedisStatus {
-    return this.#connected || this.#lastError === undefined ? { connected: this.#connected } : { connected: false, lastError: this.#lastError }
+    const connected = this.connected
+    return connected || this.#lastError === undefined ? { connected } : { connected, lastError: this.#lastError }
   }
 
   /** A command failed (a user of the link calls this before falling back): logged once per distinct failure. */
   failed (err: unknown): void {
     const message = err instanceof Error ? err.message : String(err)
+    this.#pausedUntil = performance.now() + PAUSE_AFTER_FAILURE_MS
     if (message === this.#lastError) return
     this.#lastError = message
     this.#logger.warn({ error: message, degraded: DEGRADED_WITHOUT_REDIS }, 'Redis command failed: serving from memory for it')
@@ -75,6 +89,7 @@ export class RedisLink {
     this.#connected = connected
     if (connected) {
       this.#lastError = undefined
+      this.#pausedUntil = 0
       this.#logger.info('Redis connected: rate limits, kept results and idempotency records are shared by the replicas')
     } else {
       this.#logger.warn({ degraded: DEGRADED_WITHOUT_REDIS }, 'Redis connection lost: serving from memory until it is back')

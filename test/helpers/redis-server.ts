@@ -14,6 +14,9 @@ export interface TestRedis {
   kill: () => Promise<void>
   /** Starts it again on the same port (empty: it keeps nothing on disk). */
   start: () => Promise<void>
+  /** SIGSTOP / SIGCONT: connections stay open but nothing answers (a hung node). */
+  pause: () => void
+  resume: () => void
 }
 
 interface TestContext { after: (fn: () => Promise<void> | void) => void }
@@ -59,5 +62,12 @@ export async function startRedis (t: TestContext): Promise<TestRedis> {
   }
   await start()
   t.after(kill)
-  return { url: `redis://127.0.0.1:${port}`, port, kill, start }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    kill,
+    start,
+    pause: () => { child?.kill('SIGSTOP') },
+    resume: () => { child?.kill('SIGCONT') }
+  }
 }
