@@ -3,34 +3,12 @@
 // The child gets a controlled environment: nothing (no secret) leaks in from the test process.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { withTimeout } from '../src/timers.ts'
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const SERVER = join(ROOT, 'src', 'server.ts')
-// Generous: the child strips the types of every module it loads, on a possibly busy machine.
-const START_TIMEOUT_MS = 30_000
-const EXIT_TIMEOUT_MS = 15_000
+import { EXIT_TIMEOUT_MS, listeningPort, START_TIMEOUT_MS, startServer, within, type Exit } from './helpers/server-process.ts'
 
 interface TestContext { after: (fn: () => Promise<void> | void) => void }
-
-interface Exit { code: number | null, signal: NodeJS.Signals | null }
-
-interface Running {
-  child: ChildProcess
-  stdout: () => string
-  stderr: () => string
-  exited: Promise<Exit>
-}
-
-/** Rejects when `promise` has not settled within `ms`, saying what was awaited. */
-function within<T> (promise: Promise<T>, ms: number, what: string, output: () => string): Promise<T> {
-  return withTimeout(promise, ms, () => { throw new Error(`${what}: nothing after ${ms} ms; output so far:\n${output()}`) })
-}
 
 /** A folder with an empty tools dir and a workspace, removed after the test. */
 async function sandbox (t: TestContext): Promise<{ dir: string, env: Record<string, string> }> {
@@ -48,48 +26,11 @@ async function sandbox (t: TestContext): Promise<{ dir: string, env: Record<stri
   return { dir, env }
 }
 
-function startServer (t: TestContext, env: Record<string, string>): Running {
-  // The environment is exactly `env`.
-  const child = spawn(process.execPath, [SERVER], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
-  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
-  // Whatever a test does, no child outlives it.
-  t.after(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  })
-  return { child, stdout: () => stdout, stderr: () => stderr, exited }
-}
-
 /** Runs a server expected to refuse to start; resolves with its exit and output. */
 async function failedStart (t: TestContext, env: Record<string, string>): Promise<Exit & { stdout: string, stderr: string }> {
   const server = startServer(t, env)
   const exit = await within(server.exited, START_TIMEOUT_MS, 'waiting for the server to exit', () => server.stdout() + server.stderr())
   return { ...exit, stdout: server.stdout(), stderr: server.stderr() }
-}
-
-/** The port from pino's "Server listening at http://host:port" line. */
-async function listeningPort (server: Running): Promise<number> {
-  const found = new Promise<number>((resolve, reject) => {
-    const look = (): void => {
-      for (const line of server.stdout().split('\n')) {
-        if (!line.startsWith('{')) continue
-        const msg = (JSON.parse(line) as { msg?: string }).msg ?? ''
-        const match = /^Server listening at http:\/\/[^\s]+:(\d+)$/.exec(msg)
-        if (match) {
-          server.child.stdout!.off('data', look)
-          resolve(Number(match[1]))
-          return
-        }
-      }
-    }
-    server.child.stdout!.on('data', look)
-    server.exited.then((exit) => reject(new Error(`the server exited (${JSON.stringify(exit)}) before listening:\n${server.stdout()}${server.stderr()}`)))
-    look()
-  })
-  return within(found, START_TIMEOUT_MS, 'waiting for "Server listening at"', () => server.stdout() + server.stderr())
 }
 
 test('a bad PORT stops start-up with exit code 1 and a message naming the field and what was expected', async (t) => {
