@@ -119,6 +119,10 @@ before(async () => {
     PORT: '0',
     GATEWAY_CONFIG: configPath,
     REDIS_URL: redis.url,
+    // A busy machine may stall a command past the default 500 ms: that replica would then count on
+    // its own for a moment, and the exact counts below would be luck. The outage here is a kill,
+    // which fails commands at once whatever the timeout.
+    REDIS_COMMAND_TIMEOUT_MS: '5000',
     RATE_LIMIT_MAX: String(MAX),
     RATE_LIMIT_WINDOW_MS: '60000',
     LOG_LEVEL: 'info'
@@ -236,7 +240,7 @@ test('killing Redis mid-run fails no call: each replica serves from memory, says
   t.diagnostic(`${callsBeforeKill} calls before Redis was killed, ${callsAfterKill} after, in ${Date.now() - started} ms`)
   assert.equal(failures.length, 0, `${failures.length} calls did not answer 200, the first ones:\n${failures.slice(0, 3).join('\n')}`)
   assert.ok(callsBeforeKill >= 10, `only ${callsBeforeKill} calls before Redis was killed`)
-  assert.ok(callsAfterKill >= 30, `only ${callsAfterKill} calls after Redis was killed`)
+  assert.ok(callsAfterKill >= 20, `only ${callsAfterKill} calls after Redis was killed`)
 
   for (const replica of replicas) {
     const ready = await readiness(replica)
