@@ -46,7 +46,9 @@ async function send (url: string, key: string, init: RequestInit = {}): Promise<
   try {
     response = await fetch(url, { ...init, headers: { authorization: `Bearer ${key}`, ...init.headers as Record<string, string> }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
   } catch (err) {
-    throw new Error(`${init.method ?? 'GET'} ${url} failed: ${(err as Error).message}`, { cause: err })
+    // fetch says only "fetch failed"; its cause says what (ECONNRESET, a timeout...).
+    const cause = (err as Error).cause instanceof Error ? `: ${((err as Error).cause as Error).message}` : ''
+    throw new Error(`${init.method ?? 'GET'} ${url} failed: ${(err as Error).message}${cause}`, { cause: err })
   }
   const text = await response.text()
   const json = (response.headers.get('content-type') ?? '').includes('json')
