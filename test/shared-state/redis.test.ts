@@ -61,6 +61,7 @@ test('replicas share one rate-limit budget per caller', async (t) => {
   assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429, 429, 429])
   assert.equal((await call(apps[0], 'count', {}, 'key-b')).statusCode, 200, 'another key has its own budget')
   assert.deepEqual((await readiness(apps[0])).redis, { connected: true, degraded: [] })
+  assert.match((await apps[0].inject({ url: '/metrics', headers: { authorization: 'Bearer key-a' } })).body, /^gateway_redis_connected 1$/m)
 })
 
 test('a result cut on one replica is read on the other, by its owner only', async (t) => {
@@ -149,6 +150,7 @@ test('Redis killed mid-run, or hanging: no call fails; the replicas fall back to
   assert.equal(ready.statusCode, 200)
   assert.equal(ready.json().redis.connected, false)
   assert.match(logs[1].text(), /Redis connection lost: serving from memory/)
+  assert.match((await apps[1].inject({ url: '/metrics', headers: { authorization: 'Bearer key-a' } })).body, /^gateway_redis_connected 0$/m)
 
   await redis.start()
   await until(async () => (await readiness(apps[0])).redis.connected === true, 15_000, 'the replica to reconnect')
