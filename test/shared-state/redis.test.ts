@@ -64,6 +64,19 @@ test('replicas share one rate-limit budget per caller', async (t) => {
   assert.match((await apps[0].inject({ url: '/metrics', headers: { authorization: 'Bearer key-a' } })).body, /^gateway_redis_connected 1$/m)
 })
 
+test('failed authentications count for all replicas: past the budget, one more try per replica at most', async (t) => {
+  const redis = await startRedis(t)
+  const { apps } = await replicas(t, redis.url, { AUTH_FAILURE_MAX: '3', AUTH_FAILURE_WINDOW_MS: '60000' })
+  const statuses = async (app: FastifyInstance, key: string) => (await call(app, 'count', {}, key)).statusCode
+  for (const app of [apps[0], apps[1], apps[0]]) assert.equal(await statuses(app, 'wrong'), 401)
+  // The shared count reaches a replica just after its answer.
+  await sleep(100)
+  assert.equal(await statuses(apps[0], 'key-a'), 429, 'refused even with a right key')
+  assert.equal(await statuses(apps[1], 'wrong'), 401, 'the other replica had seen one failure only')
+  await sleep(100)
+  assert.equal(await statuses(apps[1], 'key-a'), 429)
+})
+
 test('a result cut on one replica is read on the other, by its owner only', async (t) => {
   const redis = await startRedis(t)
   const { apps } = await replicas(t, redis.url)
