@@ -1,5 +1,5 @@
 // Builds the Fastify app from a validated config: the gateway core, then the edge's plugins in the
-// order each needs the one before (errors, bodies, lifecycle, auth, shared state, rate limit, scope,
+// order each needs the one before (errors, bodies, lifecycle, shared state, auth, rate limit, scope,
 // metrics, the call lifecycle, idempotency, OpenAPI), then every route file under routes/. Tests
 // build it and use inject; only src/server.ts listens.
 import { join, resolve } from 'node:path'
@@ -107,8 +107,8 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   await app.register(jsonBody)
   await app.register(lifecycle)
   await app.register(hostCheck, { config })
-  await app.register(auth, { config, env: options.env })
   await app.register(sharedState)
+  await app.register(auth, { config, env: options.env })
   await app.register(rateLimit, config.http.rateLimit)
   await app.register(access)
   await app.register(metrics)

@@ -1,6 +1,12 @@
 // Failed authentications per client address, so that key guessing is slow: after `max` failures
 // within a window the address is refused (429, Retry-After) until the window ends. A fixed window
-// per address; the table is bounded, so many addresses cannot grow it without limit.
+// per address; the table is bounded, so many addresses cannot grow it without limit. With a shared
+// counter (Redis) each failure is also counted there, and a replica adopts the count of all: past
+// the budget an address is refused everywhere once each replica has seen one more failure of it,
+// while the check on every request stays local and synchronous.
+
+/** Counts one failure of `address` for all replicas: the count and the window's time left; undefined when it cannot. */
+export type SharedFailureCounter = (address: string, windowMs: number) => Promise<{ count: number, ttlMs: number } | undefined>
 
 export interface AuthFailuresOptions {
   max: number
@@ -8,6 +14,7 @@ export interface AuthFailuresOptions {
   /** Addresses remembered at most; default 10 000. */
   capacity?: number
   now?: () => number
+  shared?: SharedFailureCounter
 }
 
 interface Window { failures: number, endsAt: number }
@@ -17,6 +24,7 @@ export class AuthFailures {
   readonly #windowMs: number
   readonly #capacity: number
   readonly #now: () => number
+  readonly #shared: SharedFailureCounter | undefined
   // Insertion order is age order: the first entry is the oldest window.
   readonly #byAddress = new Map<string, Window>()
 
@@ -25,6 +33,7 @@ export class AuthFailures {
     this.#windowMs = options.windowMs
     this.#capacity = options.capacity ?? 10_000
     this.#now = options.now ?? Date.now
+    this.#shared = options.shared
   }
 
   get size (): number {
@@ -41,15 +50,26 @@ export class AuthFailures {
 
   /** Counts one failed authentication of `address`. */
   record (address: string): void {
+    const window = this.#windowOf(address, this.#windowMs)
+    window.failures++
+    this.#shared?.(address, this.#windowMs).then((all) => {
+      if (all === undefined) return
+      // The failures of every replica, in the window Redis keeps for the address.
+      const shared = this.#windowOf(address, all.ttlMs)
+      shared.failures = Math.max(shared.failures, all.count)
+    }, () => {})
+  }
+
+  /** The address's window if it is still open, else a new one (no failures) ending in `ttlMs`. */
+  #windowOf (address: string, ttlMs: number): Window {
     const now = this.#now()
     const window = this.#byAddress.get(address)
-    if (window !== undefined && window.endsAt > now) {
-      window.failures++
-      return
-    }
+    if (window !== undefined && window.endsAt > now) return window
     this.#byAddress.delete(address)
     if (this.#byAddress.size >= this.#capacity) this.#makeRoom(now)
-    this.#byAddress.set(address, { failures: 1, endsAt: now + this.#windowMs })
+    const opened = { failures: 0, endsAt: now + ttlMs }
+    this.#byAddress.set(address, opened)
+    return opened
   }
 
   #makeRoom (now: number): void {

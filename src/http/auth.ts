@@ -123,5 +123,8 @@ export default fp<{ config: GatewayConfig, env?: NodeJS.ProcessEnv }>(async func
   const authenticator = createAuthenticator(options.config, options.env)
   app.decorate('authenticator', authenticator)
   app.decorateRequest('principal', undefined)
-  if (authenticator.enabled) app.addHook('onRequest', authHook(authenticator, new AuthFailures(options.config.http.authFailures)))
-}, { name: 'auth' })
+  if (!authenticator.enabled) return
+  // With Redis, the replicas count an address's failures together (loaded only then).
+  const shared = app.redis === undefined ? undefined : (await import('../shared-state/redis-failure-counter.ts')).redisFailureCounter(app.redis)
+  app.addHook('onRequest', authHook(authenticator, new AuthFailures({ ...options.config.http.authFailures, shared })))
+}, { name: 'auth', dependencies: ['shared-state'] })

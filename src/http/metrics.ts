@@ -65,5 +65,16 @@ declare module 'fastify' {
 }
 
 export default fp(async function metrics (app) {
-  app.decorate('metrics', createMetrics())
-}, { name: 'metrics' })
+  const metrics = createMetrics()
+  const { redis } = app
+  if (redis !== undefined) {
+    // For an alert on the degradation that /readyz reports but does not fail on.
+    const gauge = new Gauge({
+      name: 'gateway_redis_connected',
+      help: '1 while the shared Redis (REDIS_URL) is used, 0 while this replica serves from memory.',
+      registers: [metrics.registry],
+      collect () { gauge.set(redis.connected ? 1 : 0) }
+    })
+  }
+  app.decorate('metrics', metrics)
+}, { name: 'metrics', dependencies: ['shared-state'] })

@@ -47,9 +47,16 @@ export class MemoryRecords implements IdempotencyRecords {
 
   async settled (key: string, signal: AbortSignal): Promise<IdempotencyRecord | undefined> {
     const known = this.#current(key)
-    if (known?.state !== 'running') return known === undefined ? undefined : recordOf(known)
-    const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
-    await Promise.race([known.ended.promise, aborted])
+    if (known?.state !== 'running' || signal.aborted) return known === undefined ? undefined : recordOf(known)
+    // The signal is the connection's, which may outlive many waits: its listener goes with each.
+    const aborted = Promise.withResolvers<void>()
+    const onAbort = (): void => aborted.resolve()
+    signal.addEventListener('abort', onAbort, { once: true })
+    try {
+      await Promise.race([known.ended.promise, aborted.promise])
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+    }
     const now = this.#current(key)
     return now === undefined ? undefined : recordOf(now)
   }

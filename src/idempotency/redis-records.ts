@@ -32,7 +32,7 @@ export class RedisRecords implements IdempotencyRecords {
     // A key that expires between the SET and the GET is simply tried again.
     for (let attempt = 0; attempt < 3; attempt++) {
       if (await this.#command(async (client) => await client.set(key, running, 'PX', LEASE_MS, 'NX')) === 'OK') {
-        return this.#claimOf(key, running)
+        return this.#claimOf(key, fingerprint, running)
       }
       const known = await this.#read(key)
       if (known !== undefined) return known
@@ -48,7 +48,7 @@ export class RedisRecords implements IdempotencyRecords {
     }
   }
 
-  #claimOf (key: string, running: string): Claim {
+  #claimOf (key: string, fingerprint: string, running: string): Claim {
     const renewal = setInterval(() => {
       this.#command(async (client) => await client.eval(RENEW, 1, key, running, LEASE_MS)).catch(() => {})
     }, LEASE_MS / 3)
@@ -56,7 +56,6 @@ export class RedisRecords implements IdempotencyRecords {
     return {
       complete: async (answer) => {
         clearInterval(renewal)
-        const { fingerprint } = JSON.parse(running) as { fingerprint: string }
         await this.#command(async (client) => await client.set(key, JSON.stringify({ state: 'done', fingerprint, answer }), 'PX', this.#ttlMs))
       },
       release: async () => {

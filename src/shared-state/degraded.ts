@@ -3,7 +3,7 @@
 
 /** What each user of Redis does instead while it is unreachable (/readyz and the logs say it). */
 export const DEGRADED_WITHOUT_REDIS: readonly string[] = Object.freeze([
-  'rate limits are counted by each replica on its own',
+  'rate limits, and failed authentications, are counted by each replica on its own',
   'a result kept by one replica is readable only on that replica',
   'an Idempotency-Key is remembered only by the replica that ran the call'
 ])

@@ -61,6 +61,20 @@ test('replicas share one rate-limit budget per caller', async (t) => {
   assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429, 429, 429])
   assert.equal((await call(apps[0], 'count', {}, 'key-b')).statusCode, 200, 'another key has its own budget')
   assert.deepEqual((await readiness(apps[0])).redis, { connected: true, degraded: [] })
+  assert.match((await apps[0].inject({ url: '/metrics', headers: { authorization: 'Bearer key-a' } })).body, /^gateway_redis_connected 1$/m)
+})
+
+test('failed authentications count for all replicas: past the budget, one more try per replica at most', async (t) => {
+  const redis = await startRedis(t)
+  const { apps } = await replicas(t, redis.url, { AUTH_FAILURE_MAX: '3', AUTH_FAILURE_WINDOW_MS: '60000' })
+  const statuses = async (app: FastifyInstance, key: string) => (await call(app, 'count', {}, key)).statusCode
+  for (const app of [apps[0], apps[1], apps[0]]) assert.equal(await statuses(app, 'wrong'), 401)
+  // The shared count reaches a replica just after its answer.
+  await sleep(100)
+  assert.equal(await statuses(apps[0], 'key-a'), 429, 'refused even with a right key')
+  assert.equal(await statuses(apps[1], 'wrong'), 401, 'the other replica had seen one failure only')
+  await sleep(100)
+  assert.equal(await statuses(apps[1], 'key-a'), 429)
 })
 
 test('a result cut on one replica is read on the other, by its owner only', async (t) => {
@@ -149,6 +163,7 @@ test('Redis killed mid-run, or hanging: no call fails; the replicas fall back to
   assert.equal(ready.statusCode, 200)
   assert.equal(ready.json().redis.connected, false)
   assert.match(logs[1].text(), /Redis connection lost: serving from memory/)
+  assert.match((await apps[1].inject({ url: '/metrics', headers: { authorization: 'Bearer key-a' } })).body, /^gateway_redis_connected 0$/m)
 
   await redis.start()
   await until(async () => (await readiness(apps[0])).redis.connected === true, 15_000, 'the replica to reconnect')
