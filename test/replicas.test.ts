@@ -249,9 +249,8 @@ test('killing Redis mid-run fails no call: each replica serves from memory, says
     assert.equal(ready.status, 200, 'still ready without Redis')
     assert.equal(ready.body.redis.connected, false)
     assert.ok(ready.body.redis.degraded.length > 0, JSON.stringify(ready.body.redis))
-    // Why (a reconnection refused, or a command cut short by the kill), on a route anyone may read: without Redis's address.
-    assert.match(ready.body.redis.lastError, /ECONNREFUSED|Connection is closed/)
-    assert.ok(!ready.body.redis.lastError.includes(String(redis.port)), ready.body.redis.lastError)
+    // A route anyone may read: it does not name Redis's address.
+    assert.ok(!JSON.stringify(ready.body).includes(String(redis.port)), JSON.stringify(ready.body))
     const warned = replica.server.stdout().split('\n').filter((line) => line.includes('"level":40') && line.includes('"msg":"Redis connection lost'))
     assert.equal(warned.length, 1, 'one warning per outage in the log')
   }

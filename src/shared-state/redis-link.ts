@@ -15,16 +15,6 @@ import { DEGRADED_WITHOUT_REDIS, type RedisStatus } from './degraded.ts'
  */
 const PAUSE_AFTER_FAILURE_MS = 1_000
 
-/**
- * What /readyz, which anyone may read, says of a failure: the message of a socket or TLS error names
- * Redis's address or host; its code (and system call) says what went wrong without it.
- */
-function reasonOf (err: unknown): string {
-  const { code, syscall } = (typeof err === 'object' && err !== null ? err : {}) as { code?: unknown, syscall?: unknown }
-  if (typeof code === 'string') return typeof syscall === 'string' ? `${syscall} ${code}` : code
-  return err instanceof Error ? err.message : String(err)
-}
-
 /** Reconnect 100 ms after a blip, then doubling up to every 5 s (ioredis counts attempts from 1). */
 function retryDelay (attempt: number): number {
   return Math.min(100 * 2 ** Math.min(attempt - 1, 6), 5_000)
@@ -82,12 +72,11 @@ export class RedisLink {
 
   /** A command failed (a user of the link calls this before falling back): logged once per distinct failure. */
   failed (err: unknown): void {
-    const reason = reasonOf(err)
+    const message = err instanceof Error ? err.message : String(err)
     this.#pausedUntil = performance.now() + PAUSE_AFTER_FAILURE_MS
-    if (reason === this.#lastError) return
-    this.#lastError = reason
-    // The log, for the operator, keeps the whole message.
-    this.#logger.warn({ error: err instanceof Error ? err.message : String(err), degraded: DEGRADED_WITHOUT_REDIS }, 'Redis command failed: serving from memory for it')
+    if (message === this.#lastError) return
+    this.#lastError = message
+    this.#logger.warn({ error: message, degraded: DEGRADED_WITHOUT_REDIS }, 'Redis command failed: serving from memory for it')
   }
 
   async close (): Promise<void> {
