@@ -9,7 +9,7 @@ import { parseCommandLine, USAGE, UsageError, type CommandLine } from './cli-opt
 import { loadConfig } from './config/load.ts'
 import { assertProtectedMode, openGatewayWarning } from './config/protected-mode.ts'
 import type { GatewayConfig } from './config/schema.ts'
-import { createLogger } from './logger.ts'
+import { createLogger, logLastLine } from './logger.ts'
 import { drainAndClose } from './shutdown.ts'
 
 function cannotStart (err: unknown): never {
@@ -55,6 +55,7 @@ async function serveHttp (config: GatewayConfig): Promise<void> {
     if (err) logger.error({ err }, 'fatal error, shutting down')
     else logger.info({ signal }, 'shutting down')
     await drainAndClose(app!, config.http.shutdownGraceMs)
+    await logLastLine(logger, 'shut down', 2_000)
   })
   await app!.listen({ host: config.host, port: config.port })
 }

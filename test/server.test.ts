@@ -127,3 +127,15 @@ test('with an API key from an environment variable it may bind a non-loopback HO
   assert.ok(!server.stdout().includes(key), 'the key appears in the log')
   assert.doesNotMatch(server.stdout(), /open gateway/, 'with keys it is not open')
 })
+
+test('SIGTERM still ends the process when its log reader has gone away (a broken stdout pipe)', async (t) => {
+  const { env } = await sandbox(t)
+  const server = startServer(t, env)
+  await listeningPort(server)
+  // The log collector dies: every write to stdout now fails with EPIPE.
+  server.child.stdout!.destroy()
+  server.child.stderr!.destroy()
+  server.child.kill('SIGTERM')
+  const exit = await within(server.exited, EXIT_TIMEOUT_MS, 'waiting for exit after SIGTERM with stdout closed', () => 'its output is gone with its pipes')
+  assert.deepEqual(exit, { code: 0, signal: null })
+})
