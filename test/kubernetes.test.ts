@@ -23,6 +23,7 @@ import { Service } from 'kubernetes-models/v1/Service'
 import { loadConfig } from '../src/config/load.ts'
 import { assertProtectedMode } from '../src/config/protected-mode.ts'
 import type { GatewayConfig } from '../src/config/schema.ts'
+import { ensureBubblewrap } from './helpers/bubblewrap.ts'
 import { kubectlVersion, render, type K8sObject } from './helpers/kustomize.ts'
 import { bytesOf, containerOf, environmentOf, find, generated, portNumber, selects, templateOf, volumeAt, type Container } from './helpers/pod.ts'
 
@@ -278,29 +279,35 @@ function listeningPort (child: ChildProcess, output: () => string): Promise<numb
   })
 }
 
-test('the real gateway starts as the operator overlay\'s pod: ready, the key enforced, writes landing on the emptyDirs', async (t) => {
+test('the real gateway starts as the operator overlay\'s pod, on a read-only root: ready, the key enforced, writes on the emptyDirs', async (t) => {
+  ensureBubblewrap()
   const key = 'an-operator-key'
   const objects = await operatorOverlay(t, key)
   const deployment = find(objects, 'Deployment', 'tool-gateway')
   const { spec } = templateOf(deployment)
   const gateway = containerOf(deployment, 'gateway')
-  // The pod's file system under a temp folder: an emptyDir is an empty folder, a ConfigMap its files.
+  // The pod's volumes under a temp folder: an emptyDir is an empty folder, a ConfigMap its files.
+  // Under bubblewrap everything else is read-only, as readOnlyRootFilesystem makes it in the pod.
   const root = await tempDir(t)
   const mounts = gateway.volumeMounts ?? []
+  const sandbox = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc']
   for (const mount of mounts) {
-    await mkdir(join(root, mount.mountPath), { recursive: true })
+    const folder = join(root, mount.mountPath)
+    await mkdir(folder, { recursive: true })
+    sandbox.push(mount.readOnly === true ? '--ro-bind' : '--bind', folder, folder)
     const configMap = spec.volumes?.find((v) => v.name === mount.name)?.configMap
     if (configMap === undefined) continue
     const { data } = find(objects, 'ConfigMap', configMap.name) as K8sObject & { data: Record<string, string> }
-    for (const [file, text] of Object.entries(data)) await writeFile(join(root, mount.mountPath, file), text)
+    for (const [file, text] of Object.entries(data)) await writeFile(join(folder, file), text)
   }
   const onMount = (value: string): boolean => mounts.some((m) => value === m.mountPath || value.startsWith(`${m.mountPath}/`))
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root }
-  for (const [name, value] of Object.entries(environmentOf(objects, gateway))) env[name] = onMount(value) ? join(root, value) : value
+  const podEnv = environmentOf(objects, gateway)
+  for (const [name, value] of Object.entries(podEnv)) env[name] = onMount(value) ? join(root, value) : value
   // Loopback and a free port: a test opens no port to the network (protected mode is checked above).
   Object.assign(env, { HOST: '127.0.0.1', PORT: '0' })
 
-  const child = spawn(process.execPath, [join(ROOT, 'src', 'server.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn('bwrap', [...sandbox, '--', process.execPath, join(ROOT, 'src', 'server.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
   t.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
   let output = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
@@ -318,8 +325,10 @@ test('the real gateway starts as the operator overlay\'s pod: ready, the key enf
   assert.equal(written.status, 200, await written.text())
   assert.equal(await readFile(join(env.WORKSPACE_ROOT, 'note.txt'), 'utf8'), 'on the emptyDir\n')
 
-  child.kill('SIGTERM')
+  // bubblewrap does not pass signals on: the gateway itself is signalled, as the kubelet does.
+  process.kill(Number(/"pid":(\d+)/.exec(output)![1]), 'SIGTERM')
   assert.equal((await exited)[0], 0, output)
-  // The discovery cache went to TMPDIR, the other emptyDir.
-  assert.ok(existsSync(join(env.TMPDIR, `tool-gateway-${process.getuid?.() ?? 'user'}`)), `no discovery cache under ${env.TMPDIR}`)
+  // The discovery cache went to TMPDIR, the other emptyDir (it fails soft: a read-only TMPDIR would leave none).
+  const cache = join(root, podEnv.TMPDIR, `tool-gateway-${process.getuid?.() ?? 'user'}`)
+  assert.ok(existsSync(cache), `no discovery cache at ${cache}`)
 })
