@@ -80,7 +80,7 @@ async function tempDir (t: TestContext): Promise<string> {
   return dir
 }
 
-// What an operator puts in the Secret in place of the base's placeholder (README, "API keys").
+// What an operator puts in the Secret in place of the base's placeholder (README, "Your overlay").
 const OPERATOR_SECRET = { GATEWAY_API_KEY_SHA256: sha256('an-operator-key') }
 
 /**
@@ -161,7 +161,9 @@ test('every container runs as non-root on a read-only root, without privileges, 
     for (const container of spec.containers) {
       const where = `${deployment.metadata.name}/${container.name}`
       const security = container.securityContext ?? {}
-      assert.ok(Number.isInteger(security.runAsUser ?? spec.securityContext.runAsUser) && (security.runAsUser ?? 0) > 0, `${where}: a numeric non-root runAsUser`)
+      // By number: with runAsNonRoot alone the kubelet refuses an image whose USER is a name (node).
+      const uid = security.runAsUser ?? spec.securityContext?.runAsUser
+      assert.ok(Number.isInteger(uid) && uid! > 0, `${where}: a numeric non-root runAsUser, got ${uid}`)
       assert.equal(security.readOnlyRootFilesystem, true, where)
       assert.equal(security.allowPrivilegeEscalation, false, where)
       assert.deepEqual(security.capabilities?.drop, ['ALL'], where)
