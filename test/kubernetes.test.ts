@@ -5,11 +5,10 @@
 // gateway itself accepts, no start with the placeholder key, Redis wired by the overlay.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { once } from 'node:events'
-import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { existsSync, readdirSync } from 'node:fs'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -24,7 +23,10 @@ import { loadConfig } from '../src/config/load.ts'
 import { assertProtectedMode } from '../src/config/protected-mode.ts'
 import type { GatewayConfig } from '../src/config/schema.ts'
 import { ensureBubblewrap } from './helpers/bubblewrap.ts'
+import { ensureDebianCommand } from './helpers/debian-package.ts'
 import { kubectlVersion, render, type K8sObject } from './helpers/kustomize.ts'
+import { runInPod, type PodProcess } from './helpers/pod-sandbox.ts'
+import { answersPing, freePort } from './helpers/redis-server.ts'
 import { bytesOf, containerOf, environmentOf, find, generated, portNumber, selects, templateOf, volumeAt, type Container } from './helpers/pod.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -99,13 +101,13 @@ async function podConfig (t: TestContext, objects: K8sObject[], secret: Record<s
 }
 
 /** An operator's overlay of the base, as the README shows it: their image and their key's digest. */
-async function operatorOverlay (t: TestContext, key: string): Promise<K8sObject[]> {
+async function operatorOverlay (t: TestContext, key: string, over = BASE): Promise<K8sObject[]> {
   const dir = await tempDir(t)
   await writeFile(join(dir, 'kustomization.yaml'), [
     'apiVersion: kustomize.config.k8s.io/v1beta1',
     'kind: Kustomization',
     'bases:',
-    `  - ${relative(dir, BASE)}`,
+    `  - ${relative(dir, over)}`,
     'images:',
     '  - name: tool-gateway',
     '    newName: registry.example.com/tool-gateway',
@@ -234,7 +236,7 @@ test('the base Secret is a placeholder the gateway refuses to start with; an ope
   assertProtectedMode(config)
 })
 
-test('redis overlay: REDIS_URL names the Redis Service and port; Redis keeps nothing on disk and admits only the gateway', () => {
+test('redis overlay: REDIS_URL names the Redis Service and port; Redis keeps nothing on disk and admits only the gateway', async (t) => {
   const objects = withRedis()
   const gatewayPods = templateOf(find(objects, 'Deployment', 'tool-gateway')).metadata.labels
   const redisDeployment = find(objects, 'Deployment', 'tool-gateway-redis')
@@ -243,7 +245,8 @@ test('redis overlay: REDIS_URL names the Redis Service and port; Redis keeps not
   const service = find(objects, 'Service', 'tool-gateway-redis')
   const { selector, ports } = service.spec as { selector: Record<string, string>, ports: Array<{ port: number, targetPort: number | string }> }
 
-  const url = new URL(environmentOf(objects, containerOf(find(objects, 'Deployment', 'tool-gateway'), 'gateway')).REDIS_URL)
+  // Read as the gateway reads it: its config loader checks REDIS_URL too.
+  const url = new URL((await podConfig(t, objects, OPERATOR_SECRET)).config.redis.url!)
   assert.equal(url.protocol, 'redis:')
   assert.equal(url.hostname, service.metadata.name)
   assert.equal(Number(url.port), ports[0].port)
@@ -252,6 +255,8 @@ test('redis overlay: REDIS_URL names the Redis Service and port; Redis keeps not
   assert.ok(!selects((find(objects, 'Service', 'tool-gateway').spec as { selector: Record<string, string> }).selector, redisPods))
 
   assert.match(redis.args!.join(' '), /--save {2}--appendonly no/)
+  // The NetworkPolicy below, not protected mode, decides who connects: protected mode would refuse the gateway's pods.
+  assert.match(redis.args!.join(' '), /--protected-mode no/)
   assert.ok(volumeAt(templateOf(redisDeployment).spec, redis, '/data')?.emptyDir !== undefined)
   for (const probe of [redis.livenessProbe, redis.readinessProbe]) assert.match(probe?.exec?.command.join(' ') ?? '', /redis-cli ping/)
 
@@ -264,73 +269,84 @@ test('redis overlay: REDIS_URL names the Redis Service and port; Redis keeps not
 })
 
 /** The port from pino's "Server listening at http://host:port" line, or the output when it exits first. */
-function listeningPort (child: ChildProcess, output: () => string): Promise<number> {
+function listeningPort (pod: PodProcess): Promise<number> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the gateway did not listen within ${START_TIMEOUT_MS} ms:\n${output()}`)), START_TIMEOUT_MS)
+    const timer = setTimeout(() => reject(new Error(`the gateway did not listen within ${START_TIMEOUT_MS} ms:\n${pod.output()}`)), START_TIMEOUT_MS)
     const look = (): void => {
-      const match = /"msg":"Server listening at http:\/\/[^"]+:(\d+)"/.exec(output())
+      const match = /"msg":"Server listening at http:\/\/[^"]+:(\d+)"/.exec(pod.output())
       if (match === null) return
       clearTimeout(timer)
       resolve(Number(match[1]))
     }
-    child.stdout!.on('data', () => setImmediate(look))
-    child.once('exit', (code) => {
+    pod.child.stdout!.on('data', () => setImmediate(look))
+    pod.exited.then(([code]) => {
       clearTimeout(timer)
-      reject(new Error(`the gateway exited ${code} before listening:\n${output()}`))
-    })
+      reject(new Error(`the gateway exited ${code} before listening:\n${pod.output()}`))
+    }, () => {})
   })
 }
 
-test('the real gateway starts as the operator overlay\'s pod, on a read-only root: ready, the key enforced, writes on the emptyDirs', async (t) => {
+/** The gateway container of `objects` started as its pod would (loopback, a free port), and its base URL. */
+async function startGatewayPod (t: TestContext, objects: K8sObject[], env: Record<string, string> = {}): Promise<{ pod: PodProcess, url: string, root: string }> {
   ensureBubblewrap()
-  const key = 'an-operator-key'
-  const objects = await operatorOverlay(t, key)
-  const deployment = find(objects, 'Deployment', 'tool-gateway')
-  const { spec } = templateOf(deployment)
-  const gateway = containerOf(deployment, 'gateway')
-  // The pod's volumes under a temp folder: an emptyDir is an empty folder, a ConfigMap its files.
-  // Under bubblewrap everything else is read-only, as readOnlyRootFilesystem makes it in the pod.
   const root = await tempDir(t)
-  const mounts = gateway.volumeMounts ?? []
-  const sandbox = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc']
-  for (const mount of mounts) {
-    const folder = join(root, mount.mountPath)
-    await mkdir(folder, { recursive: true })
-    sandbox.push(mount.readOnly === true ? '--ro-bind' : '--bind', folder, folder)
-    const configMap = spec.volumes?.find((v) => v.name === mount.name)?.configMap
-    if (configMap === undefined) continue
-    const { data } = find(objects, 'ConfigMap', configMap.name) as K8sObject & { data: Record<string, string> }
-    for (const [file, text] of Object.entries(data)) await writeFile(join(folder, file), text)
-  }
-  const onMount = (value: string): boolean => mounts.some((m) => value === m.mountPath || value.startsWith(`${m.mountPath}/`))
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root }
-  const podEnv = environmentOf(objects, gateway)
-  for (const [name, value] of Object.entries(podEnv)) env[name] = onMount(value) ? join(root, value) : value
   // Loopback and a free port: a test opens no port to the network (protected mode is checked above).
-  Object.assign(env, { HOST: '127.0.0.1', PORT: '0' })
+  const pod = await runInPod(t, objects, 'tool-gateway', 'gateway', root, [process.execPath, join(ROOT, 'src', 'server.ts')], { HOST: '127.0.0.1', PORT: '0', ...env })
+  return { pod, url: `http://127.0.0.1:${await listeningPort(pod)}`, root }
+}
 
-  const child = spawn('bwrap', [...sandbox, '--', process.execPath, join(ROOT, 'src', 'server.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  t.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
-  let output = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
-  const exited = once(child, 'exit')
-  const base = `http://127.0.0.1:${await listeningPort(child, () => output)}`
+/** SIGTERM, as the kubelet sends it (bubblewrap passes no signal on: the gateway's own pid, from its log). */
+async function stopGatewayPod (pod: PodProcess): Promise<void> {
+  process.kill(Number(/"pid":(\d+)/.exec(pod.output())![1]), 'SIGTERM')
+  assert.equal((await pod.exited)[0], 0, pod.output())
+}
 
-  assert.equal((await fetch(`${base}/readyz`)).status, 200)
-  assert.equal((await fetch(`${base}/definitions`)).status, 401)
+test('the real gateway starts as the operator overlay\'s pod, on a read-only root: ready, the key enforced, writes on the emptyDirs', async (t) => {
+  const key = 'an-operator-key'
+  const { pod, url, root } = await startGatewayPod(t, await operatorOverlay(t, key))
+  assert.equal((await fetch(`${url}/readyz`)).status, 200)
+  assert.equal((await fetch(`${url}/definitions`)).status, 401)
   const authorization = `Bearer ${key}`
-  assert.equal((await fetch(`${base}/definitions`, { headers: { authorization } })).status, 200)
-  const written = await fetch(`${base}/dispatch/write_file`, {
+  assert.equal((await fetch(`${url}/definitions`, { headers: { authorization } })).status, 200)
+  const written = await fetch(`${url}/dispatch/write_file`, {
     method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: '{"path":"note.txt","content":"on the emptyDir\\n"}'
   })
   assert.equal(written.status, 200, await written.text())
-  assert.equal(await readFile(join(env.WORKSPACE_ROOT, 'note.txt'), 'utf8'), 'on the emptyDir\n')
-
-  // bubblewrap does not pass signals on: the gateway itself is signalled, as the kubelet does.
-  process.kill(Number(/"pid":(\d+)/.exec(output)![1]), 'SIGTERM')
-  assert.equal((await exited)[0], 0, output)
+  assert.equal(await readFile(join(pod.env.WORKSPACE_ROOT, 'note.txt'), 'utf8'), 'on the emptyDir\n')
+  await stopGatewayPod(pod)
   // The discovery cache went to TMPDIR, the other emptyDir (it fails soft: a read-only TMPDIR would leave none).
-  const cache = join(root, podEnv.TMPDIR, `tool-gateway-${process.getuid?.() ?? 'user'}`)
+  const cache = join(root, pod.podEnv.TMPDIR, `tool-gateway-${process.getuid?.() ?? 'user'}`)
   assert.ok(existsSync(cache), `no discovery cache at ${cache}`)
+})
+
+test('redis overlay, run: Redis with the manifest\'s flags on a read-only root, the gateway connected to it, keys with a TTL', async (t) => {
+  ensureDebianCommand('redis-server', ['--version'], 'redis-server')
+  const key = 'an-operator-key'
+  const objects = await operatorOverlay(t, key, REDIS)
+  const redisPort = await freePort()
+  const redis = containerOf(find(objects, 'Deployment', 'tool-gateway-redis'), 'redis')
+  // The manifest's command and flags, on loopback and a free port instead of every address and 6379.
+  const command = [...redis.command!, ...redis.args!, '--port', String(redisPort), '--bind', '127.0.0.1']
+  const redisPod = await runInPod(t, objects, 'tool-gateway-redis', 'redis', await tempDir(t), command)
+  await answersPing(redisPort, Date.now() + 10_000).catch((err: Error) => { throw new Error(`${err.message}:\n${redisPod.output()}`) })
+
+  // REDIS_URL as the overlay sets it, its host and port moved to where this Redis listens.
+  const redisUrl = new URL(environmentOf(objects, containerOf(find(objects, 'Deployment', 'tool-gateway'), 'gateway')).REDIS_URL)
+  redisUrl.host = `127.0.0.1:${redisPort}`
+  const { pod, url } = await startGatewayPod(t, objects, { REDIS_URL: redisUrl.href })
+  const ready = await (await fetch(`${url}/readyz`)).json() as { ready: boolean, redis?: { connected: boolean } }
+  assert.deepEqual([ready.ready, ready.redis?.connected], [true, true], JSON.stringify(ready))
+  // A call with an Idempotency-Key leaves its record in Redis.
+  const called = await fetch(`${url}/dispatch/read_file`, {
+    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'k8s-test-1' }, body: '{"path":"absent.txt"}'
+  })
+  assert.ok(called.status < 500, await called.text())
+  const cli = (...args: string[]): string => execFileSync('redis-cli', ['-p', String(redisPort), ...args], { encoding: 'utf8' }).trim()
+  const keys = cli('--scan', '--pattern', 'tool-gateway:*').split('\n').filter(Boolean)
+  assert.ok(keys.length > 0, 'the gateway wrote nothing to Redis')
+  for (const stored of keys) assert.ok(Number(cli('pttl', stored)) > 0, `${stored} has no TTL: volatile-lru could never evict it`)
+  await stopGatewayPod(pod)
+  redisPod.child.kill('SIGTERM')
+  await redisPod.exited
+  assert.deepEqual(readdirSync(join(redisPod.env.HOME, '/data')), [], 'Redis wrote to /data')
 })

@@ -15,6 +15,7 @@ export interface SecurityContext {
 export interface Container {
   name: string
   image: string
+  command?: string[]
   args?: string[]
   ports?: Array<{ name?: string, containerPort: number }>
   env?: Array<{ name: string, value?: string }>
