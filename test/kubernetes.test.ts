@@ -22,11 +22,11 @@ import { Service } from 'kubernetes-models/v1/Service'
 import { loadConfig } from '../src/config/load.ts'
 import { assertProtectedMode } from '../src/config/protected-mode.ts'
 import type { GatewayConfig } from '../src/config/schema.ts'
-import { ensureBubblewrap } from './helpers/bubblewrap.ts'
 import { ensureDebianCommand } from './helpers/debian-package.ts'
 import { kubectlVersion, render, type K8sObject } from './helpers/kustomize.ts'
 import { runInPod, type PodProcess } from './helpers/pod-sandbox.ts'
 import { answersPing, freePort } from './helpers/redis-server.ts'
+import { EXIT_TIMEOUT_MS, listeningPort, within } from './helpers/server-process.ts'
 import { bytesOf, containerOf, environmentOf, find, generated, portNumber, selects, templateOf, volumeAt, type Container } from './helpers/pod.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -36,8 +36,6 @@ const REDIS = join(ROOT, 'deploy', 'kubernetes', 'overlays', 'redis')
 const IMAGE_UID = 1000
 // src/server.ts gives close-with-grace the drain time plus this before the process exits on its own.
 const EXIT_MARGIN_MS = 5_000
-// Generous: the gateway strips the types of every module it loads, on a possibly busy machine.
-const START_TIMEOUT_MS = 30_000
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')
 
@@ -268,27 +266,8 @@ test('redis overlay: REDIS_URL names the Redis Service and port; Redis keeps not
   assert.equal(policy.ingress[0].ports[0].port, 6379)
 })
 
-/** The port from pino's "Server listening at http://host:port" line, or the output when it exits first. */
-function listeningPort (pod: PodProcess): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the gateway did not listen within ${START_TIMEOUT_MS} ms:\n${pod.output()}`)), START_TIMEOUT_MS)
-    const look = (): void => {
-      const match = /"msg":"Server listening at http:\/\/[^"]+:(\d+)"/.exec(pod.output())
-      if (match === null) return
-      clearTimeout(timer)
-      resolve(Number(match[1]))
-    }
-    pod.child.stdout!.on('data', () => setImmediate(look))
-    pod.exited.then(([code]) => {
-      clearTimeout(timer)
-      reject(new Error(`the gateway exited ${code} before listening:\n${pod.output()}`))
-    }, () => {})
-  })
-}
-
 /** The gateway container of `objects` started as its pod would (loopback, a free port), and its base URL. */
 async function startGatewayPod (t: TestContext, objects: K8sObject[], env: Record<string, string> = {}): Promise<{ pod: PodProcess, url: string, root: string }> {
-  ensureBubblewrap()
   const root = await tempDir(t)
   // Loopback and a free port: a test opens no port to the network (protected mode is checked above).
   const pod = await runInPod(t, objects, 'tool-gateway', 'gateway', root, [process.execPath, join(ROOT, 'src', 'server.ts')], { HOST: '127.0.0.1', PORT: '0', ...env })
@@ -297,8 +276,9 @@ async function startGatewayPod (t: TestContext, objects: K8sObject[], env: Recor
 
 /** SIGTERM, as the kubelet sends it (bubblewrap passes no signal on: the gateway's own pid, from its log). */
 async function stopGatewayPod (pod: PodProcess): Promise<void> {
-  process.kill(Number(/"pid":(\d+)/.exec(pod.output())![1]), 'SIGTERM')
-  assert.equal((await pod.exited)[0], 0, pod.output())
+  process.kill(Number(/"pid":(\d+)/.exec(pod.stdout())![1]), 'SIGTERM')
+  const exit = await within(pod.exited, EXIT_TIMEOUT_MS, 'waiting for the gateway to exit', pod.stdout)
+  assert.equal(exit.code, 0, pod.stdout() + pod.stderr())
 }
 
 test('the real gateway starts as the operator overlay\'s pod, on a read-only root: ready, the key enforced, writes on the emptyDirs', async (t) => {
@@ -327,8 +307,9 @@ test('redis overlay, run: Redis with the manifest\'s flags on a read-only root, 
   const redis = containerOf(find(objects, 'Deployment', 'tool-gateway-redis'), 'redis')
   // The manifest's command and flags, on loopback and a free port instead of every address and 6379.
   const command = [...redis.command!, ...redis.args!, '--port', String(redisPort), '--bind', '127.0.0.1']
-  const redisPod = await runInPod(t, objects, 'tool-gateway-redis', 'redis', await tempDir(t), command)
-  await answersPing(redisPort, Date.now() + 10_000).catch((err: Error) => { throw new Error(`${err.message}:\n${redisPod.output()}`) })
+  const redisRoot = await tempDir(t)
+  const redisPod = await runInPod(t, objects, 'tool-gateway-redis', 'redis', redisRoot, command)
+  await answersPing(redisPort, Date.now() + 10_000).catch((err: Error) => { throw new Error(`${err.message}:\n${redisPod.stdout()}${redisPod.stderr()}`) })
 
   // REDIS_URL as the overlay sets it, its host and port moved to where this Redis listens.
   const redisUrl = new URL(environmentOf(objects, containerOf(find(objects, 'Deployment', 'tool-gateway'), 'gateway')).REDIS_URL)
@@ -346,7 +327,8 @@ test('redis overlay, run: Redis with the manifest\'s flags on a read-only root, 
   assert.ok(keys.length > 0, 'the gateway wrote nothing to Redis')
   for (const stored of keys) assert.ok(Number(cli('pttl', stored)) > 0, `${stored} has no TTL: volatile-lru could never evict it`)
   await stopGatewayPod(pod)
-  redisPod.child.kill('SIGTERM')
-  await redisPod.exited
-  assert.deepEqual(readdirSync(join(redisPod.env.HOME, '/data')), [], 'Redis wrote to /data')
+  // SHUTDOWN is where a Redis configured to save would write its snapshot.
+  cli('shutdown')
+  assert.equal((await within(redisPod.exited, EXIT_TIMEOUT_MS, 'waiting for Redis to exit', redisPod.stdout)).code, 0)
+  assert.deepEqual(readdirSync(join(redisRoot, '/data')), [], 'Redis wrote to /data')
 })

@@ -2,19 +2,17 @@
 // the whole file system is read-only (readOnlyRootFilesystem), except the container's volumes, which
 // are folders under `root` (an emptyDir empty, a ConfigMap its files, read-only where the mount says
 // so). Its environment is the manifest's, the paths on a volume moved under `root` too.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
+import { spawn } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { ensureBubblewrap } from './bubblewrap.ts'
 import type { K8sObject } from './kustomize.ts'
 import { containerOf, environmentOf, find, templateOf } from './pod.ts'
+import type { Exit, ServerProcess } from './server-process.ts'
 
 interface TestContext { after: (fn: () => Promise<void> | void) => void }
 
-export interface PodProcess {
-  child: ChildProcess
-  output: () => string
-  exited: Promise<[number | null, NodeJS.Signals | null]>
+export interface PodProcess extends ServerProcess {
   /** The manifest's environment, and the one the process got (paths under `root`). */
   podEnv: Record<string, string>
   env: Record<string, string>
@@ -25,6 +23,7 @@ export interface PodProcess {
  * overrides the manifest's last (loopback addresses, free ports). The process is killed after the test.
  */
 export async function runInPod (t: TestContext, objects: K8sObject[], deployment: string, container: string, root: string, command: string[], env: Record<string, string> = {}): Promise<PodProcess> {
+  ensureBubblewrap()
   const { spec } = templateOf(find(objects, 'Deployment', deployment))
   const mounts = containerOf(find(objects, 'Deployment', deployment), container).volumeMounts ?? []
   // --die-with-parent: a test that kills bwrap kills what runs in it (no PID namespace to take it along).
@@ -45,10 +44,15 @@ export async function runInPod (t: TestContext, objects: K8sObject[], deployment
   Object.assign(processEnv, env)
 
   const child = spawn('bwrap', [...sandbox, '--chdir', root, '--', ...command], { env: processEnv, stdio: ['ignore', 'pipe', 'pipe'] })
-  t.after(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
-  let output = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
-  return { child, output: () => output, exited, podEnv, env: processEnv }
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk })
+  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  t.after(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    child.kill('SIGKILL')
+    await exited
+  })
+  return { child, stdout: () => stdout, stderr: () => stderr, exited, podEnv, env: processEnv }
 }
