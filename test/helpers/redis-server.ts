@@ -21,7 +21,7 @@ export interface TestRedis {
 
 interface TestContext { after: (fn: () => Promise<void> | void) => void }
 
-async function freePort (): Promise<number> {
+export async function freePort (): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1')
   await once(server, 'listening')
   const { port } = server.address() as { port: number }
@@ -31,7 +31,7 @@ async function freePort (): Promise<number> {
 }
 
 /** Resolves once the server answers PING (it listens a little after its process starts). */
-async function answersPing (port: number, deadline: number): Promise<void> {
+export async function answersPing (port: number, deadline: number): Promise<void> {
   while (Date.now() < deadline) {
     const answered = await new Promise<boolean>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => socket.write('PING\r\n'))
