@@ -16,6 +16,7 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   WORKSPACE_MAX_BYTES: ['workspaceMaxBytes', 'integer'],
   BODY_LIMIT_BYTES: ['http.bodyLimitBytes', 'integer'],
   ALLOWED_HOSTS: ['http.allowedHosts', 'list'],
+  TRUST_PROXY: ['http.trustProxy', 'list'],
   BATCH_CONCURRENCY: ['http.batchConcurrency', 'integer'],
   SHUTDOWN_GRACE_MS: ['http.shutdownGraceMs', 'integer'],
   METRICS_PUBLIC: ['http.metricsPublic', 'boolean'],

@@ -76,6 +76,18 @@ function checkApiKeys (config: GatewayConfig, env: NodeJS.ProcessEnv): string[] 
   return problems
 }
 
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/** Entries of http.trustProxy that are no address, CIDR range or range name (ipaddr.js only when there are any). */
+async function checkTrustProxy (config: GatewayConfig): Promise<string[]> {
+  const entries = config.http.trustProxy
+  if (entries.length === 0) return []
+  const { default: ipaddr } = await import('ipaddr.js')
+  return entries.flatMap((entry, i) => PROXY_RANGE_NAMES.has(entry) || ipaddr.isValid(entry) || ipaddr.isValidCIDR(entry)
+    ? []
+    : [`http.trustProxy.${i}: "${entry}" is not an IP address, a CIDR range (10.0.0.0/8) or one of ${[...PROXY_RANGE_NAMES].join(', ')}`])
+}
+
 /** Reads, merges, fills and validates the configuration; throws InvalidConfigError listing every problem. */
 export async function loadConfig (options: LoadConfigOptions = {}): Promise<GatewayConfig> {
   const env = options.env ?? process.env
@@ -96,7 +108,7 @@ export async function loadConfig (options: LoadConfigOptions = {}): Promise<Gate
   // true where it wants a boolean, by the same strict rules as tool arguments ("1.5" stays text).
   const filled = coerceArguments(merged, ConfigSchema as unknown as JsonSchema)
   const problems = describeErrors(fillAndCheck(filled), filled, overlay.sources)
-  if (problems.length === 0) problems.push(...checkApiKeys(filled as GatewayConfig, env))
+  if (problems.length === 0) problems.push(...checkApiKeys(filled as GatewayConfig, env), ...await checkTrustProxy(filled as GatewayConfig))
   if (problems.length > 0) {
     throw new InvalidConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`)
   }

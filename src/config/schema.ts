@@ -87,6 +87,10 @@ export const ConfigSchema = Type.Object({
       default: [],
       description: 'Host names requests may address (ALLOWED_HOSTS, comma-separated; `*` = any). Empty: on a loopback HOST only localhost, 127.0.0.1 and [::1] (DNS-rebinding protection), elsewhere any.'
     }),
+    trustProxy: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: 'The proxies in front of the gateway (TRUST_PROXY, comma-separated): addresses, CIDR ranges, or loopback / linklocal / uniquelocal. A request from one of them is taken to come from the last address of its X-Forwarded-For that is not a trusted proxy, for the per-address limits and the logs. Empty: the connection\'s address, whatever X-Forwarded-For says.'
+    }),
     metricsPublic: Type.Boolean({ default: false, description: 'Serve /metrics (whose labels name tools) without a key even when keys are configured; else it needs a key not limited to toolsets (METRICS_PUBLIC).' }),
     shutdownGraceMs: PositiveMs('On SIGTERM, how long in-flight calls may finish (SHUTDOWN_GRACE_MS).', 30_000),
     rateLimit: Type.Object({

@@ -34,6 +34,8 @@ export function serverOptions (http: GatewayConfig['http']) {
       headersTimeout: Math.min(60_000, http.requestTimeoutMs)
     },
     requestIdHeader: false as const,
-    genReqId: requestIdOf
+    genReqId: requestIdOf,
+    // Only listed proxies: `true` would let any client choose its address with X-Forwarded-For.
+    ...(http.trustProxy.length > 0 ? { trustProxy: http.trustProxy } : {})
   }
 }

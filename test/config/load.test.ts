@@ -60,6 +60,7 @@ test('with an empty environment every default is filled', async (t) => {
     maxConnections: 512,
     authFailures: { max: 10, windowMs: 60_000 },
     allowedHosts: [],
+    trustProxy: [],
     metricsPublic: false,
     shutdownGraceMs: 30_000,
     rateLimit: { timeWindowMs: 60_000 }
@@ -73,6 +74,8 @@ test('with an empty environment every default is filled', async (t) => {
   assert.deepEqual(config.web.allowHosts, [])
   assert.equal(config.terminal.enabled, false)
   assert.deepEqual(config.mcp, { allowedOrigins: [], maxSessions: 1000, sessionIdleMs: 600_000, pageSize: 500 })
+  assert.deepEqual(config.redis, { keyPrefix: 'tool-gateway:', commandTimeoutMs: 500, connectTimeoutMs: 2_000 })
+  assert.deepEqual(config.idempotency, { ttlMs: 86_400_000, maxTotalBytes: 33_554_432 })
 })
 
 test('the environment is read from options.env, not from the process', async (t) => {
@@ -486,4 +489,12 @@ test('the config schema is valid JSON Schema and Ajv-strict (start-up compiles i
   const ajv = new Ajv({ ...CONFIG_AJV_OPTIONS, validateSchema: true, strict: true })
   assert.equal(ajv.validateSchema(ConfigSchema), true, JSON.stringify(ajv.errors))
   assert.doesNotThrow(() => ajv.compile(ConfigSchema))
+})
+
+test('TRUST_PROXY takes addresses, CIDR ranges and range names; anything else is refused naming the entry', async () => {
+  const config = await loadConfig({ env: { TRUST_PROXY: '10.0.0.0/8, 192.168.1.5,fd00::/8,loopback' } })
+  assert.deepEqual(config.http.trustProxy, ['10.0.0.0/8', '192.168.1.5', 'fd00::/8', 'loopback'])
+  const message = await configError(loadConfig({ env: { TRUST_PROXY: '10.0.0.0/8,ingress.local,10.0.0.0/99' } }))
+  assert.match(message, /http\.trustProxy\.1: "ingress\.local" is not an IP address, a CIDR range/)
+  assert.match(message, /http\.trustProxy\.2: "10\.0\.0\.0\/99"/)
 })

@@ -37,3 +37,19 @@ test('without RATE_LIMIT_MAX there is no limit', async (t) => {
   app.gateway.registry.register(fixtureTool('echo'))
   for (let i = 0; i < 50; i++) assert.equal((await app.inject({ method: 'POST', url: '/dispatch/echo', payload: {} })).statusCode, 200)
 })
+
+test('behind a trusted proxy (TRUST_PROXY) each client address has its budget; X-Forwarded-For from anyone else is ignored', async (t) => {
+  const forwardedFor = (address: string) => ({ 'x-forwarded-for': address })
+  const { app: proxied } = await buildTestApp(t, { RATE_LIMIT_MAX: '2', TRUST_PROXY: '127.0.0.0/8' })
+  proxied.gateway.registry.register(fixtureTool('echo'))
+  const viaProxy = (address: string) => proxied.inject({ method: 'POST', url: '/dispatch/echo', payload: {}, headers: forwardedFor(address) })
+  for (let i = 0; i < 2; i++) assert.equal((await viaProxy('203.0.113.7')).statusCode, 200)
+  assert.equal((await viaProxy('203.0.113.7')).statusCode, 429)
+  assert.equal((await viaProxy('198.51.100.9')).statusCode, 200, 'another client behind the proxy has its own budget')
+  // Without TRUST_PROXY a client cannot pick its address: every request is the connection's.
+  const { app: direct } = await buildTestApp(t, { RATE_LIMIT_MAX: '2' })
+  direct.gateway.registry.register(fixtureTool('echo'))
+  const spoofed = (address: string) => direct.inject({ method: 'POST', url: '/dispatch/echo', payload: {}, headers: forwardedFor(address) })
+  for (const address of ['203.0.113.1', '203.0.113.2']) assert.equal((await spoofed(address)).statusCode, 200)
+  assert.equal((await spoofed('203.0.113.3')).statusCode, 429)
+})
