@@ -119,7 +119,9 @@ function authHook (authenticator: Authenticator, failures: AuthFailures) {
 }
 
 /** Decorates `app.authenticator` and, when keys are configured, checks every non-public request. */
-export default fp<{ config: GatewayConfig, env?: NodeJS.ProcessEnv }>(async function auth (app, options) {
+// Not `export default fp(...)`: TypeScript 6.0 leaves the `.ts` of a dynamic import inside an
+// `export default` expression as it is, and the compiled build could not load the module.
+const authPlugin = fp<{ config: GatewayConfig, env?: NodeJS.ProcessEnv }>(async function auth (app, options) {
   const authenticator = createAuthenticator(options.config, options.env)
   app.decorate('authenticator', authenticator)
   app.decorateRequest('principal', undefined)
@@ -128,3 +130,5 @@ export default fp<{ config: GatewayConfig, env?: NodeJS.ProcessEnv }>(async func
   const shared = app.redis === undefined ? undefined : (await import('../shared-state/redis-failure-counter.ts')).redisFailureCounter(app.redis)
   app.addHook('onRequest', authHook(authenticator, new AuthFailures({ ...options.config.http.authFailures, shared })))
 }, { name: 'auth', dependencies: ['shared-state'] })
+
+export default authPlugin

@@ -41,7 +41,9 @@ export async function answerOnce (request: FastifyRequest, reply: FastifyReply, 
   return answer.payload
 }
 
-export default fp(async function idempotency (app) {
+// Not `export default fp(...)`: TypeScript 6.0 leaves the `.ts` of a dynamic import inside an
+// `export default` expression as it is, and the compiled build could not load the module.
+const idempotencyPlugin = fp(async function idempotency (app) {
   const { config } = app.gateway
   const logger = app.log.child({ component: 'idempotency' }) as unknown as Logger
   const memory = new MemoryRecords(config.idempotency)
@@ -49,3 +51,5 @@ export default fp(async function idempotency (app) {
   const shared = RedisRecords === undefined || app.redis === undefined ? undefined : new RedisRecords(app.redis, config.idempotency.ttlMs)
   app.decorate('idempotency', new IdempotentCalls({ memory, shared, logger }))
 }, { name: 'idempotency', dependencies: ['shared-state', 'calls'] })
+
+export default idempotencyPlugin

@@ -6,7 +6,9 @@ import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../config/schema.ts'
 import { RateLimitedError } from '../errors.ts'
 
-export default fp<GatewayConfig['http']['rateLimit']>(async function rateLimiting (app, config) {
+// Not `export default fp(...)`: TypeScript 6.0 leaves the `.ts` of a dynamic import inside an
+// `export default` expression as it is, and the compiled build could not load the module.
+const rateLimitPlugin = fp<GatewayConfig['http']['rateLimit']>(async function rateLimiting (app, config) {
   if (config.max === undefined) return
   const { default: rateLimit } = await import('@fastify/rate-limit')
   // With Redis the replicas share each caller's counter (in memory again while it is unreachable).
@@ -26,3 +28,5 @@ export default fp<GatewayConfig['http']['rateLimit']>(async function rateLimitin
       new RateLimitedError(`rate limit of ${context.max} requests per ${config.timeWindowMs} ms reached; retry in ${context.after}`)
   })
 }, { name: 'rate-limit', dependencies: ['auth', 'shared-state'] })
+
+export default rateLimitPlugin

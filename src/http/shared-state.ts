@@ -13,7 +13,9 @@ declare module 'fastify' {
   }
 }
 
-export default fp(async function sharedState (app) {
+// Not `export default fp(...)`: TypeScript 6.0 leaves the `.ts` of a dynamic import inside an
+// `export default` expression as it is, and the compiled build could not load the module.
+const sharedState = fp(async function sharedState (app) {
   const { config, results } = app.gateway
   const { url } = config.redis
   if (url === undefined) {
@@ -30,3 +32,5 @@ export default fp(async function sharedState (app) {
   // After every call has ended (onClose runs once the server stopped taking requests).
   app.addHook('onClose', async () => { await link.close() })
 }, { name: 'shared-state' })
+
+export default sharedState

@@ -29,9 +29,12 @@ export function within<T> (promise: Promise<T>, ms: number, what: string, output
   return withTimeout(promise, ms, () => { throw new Error(`${what}: nothing after ${ms} ms; output so far:\n${output()}`) })
 }
 
-/** Starts `node src/server.ts` from the repository root with exactly `env`; killed after the test. */
-export function startServer (t: TestContext, env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, [SERVER], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+/**
+ * Starts `node src/server.ts` (or another `entry`, the compiled one) from the repository root with
+ * exactly `env`; killed after the test.
+ */
+export function startServer (t: TestContext, env: Record<string, string>, entry = SERVER): ServerProcess {
+  const child = spawn(process.execPath, [entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
