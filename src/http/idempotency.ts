@@ -47,8 +47,8 @@ const idempotencyPlugin = fp(async function idempotency (app) {
   const { config } = app.gateway
   const logger = app.log.child({ component: 'idempotency' }) as unknown as Logger
   const memory = new MemoryRecords(config.idempotency)
-  const { RedisRecords } = app.redis === undefined ? { RedisRecords: undefined } : await import('../idempotency/redis-records.ts')
-  const shared = RedisRecords === undefined || app.redis === undefined ? undefined : new RedisRecords(app.redis, config.idempotency.ttlMs)
+  const { redis } = app
+  const shared = redis === undefined ? undefined : new (await import('../idempotency/redis-records.ts')).RedisRecords(redis, config.idempotency.ttlMs)
   app.decorate('idempotency', new IdempotentCalls({ memory, shared, logger }))
 }, { name: 'idempotency', dependencies: ['shared-state', 'calls'] })
 

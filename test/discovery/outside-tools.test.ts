@@ -3,8 +3,8 @@
 // tool beside the built-in ones and runs it. In-process, then as `npm run dev` runs (the sources),
 // then as `npm start` and the container run (compiled files, here in another folder, `node dist/src/server.js`).
 import assert from 'node:assert/strict'
-import { spawn, spawnSync } from 'node:child_process'
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { spawn } from 'node:child_process'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { test } from 'node:test'
@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../../src/config/load.ts'
 import { withTimeout } from '../../src/timers.ts'
 import { buildTestApp } from '../helpers/app.ts'
+import { compiledApp } from '../helpers/compiled-app.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const START_TIMEOUT_MS = 30_000
@@ -140,15 +141,7 @@ test('npm start and the container: compiled files in another folder, `node dist/
   assert.match(pkg.scripts.start, /^MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\} exec node dist\/src\/server\.js$/, '`npm start` runs the same')
   assert.equal(pkg.scripts.prestart, 'npm run build', 'after building what changed')
   const tools = await myTools(t)
-  // The image's /app: package.json ("type": "module"), node_modules and dist/ (no sources).
-  const app = await mkdtemp(join(tmpdir(), 'gw-image-app-'))
-  t.after(() => rm(app, { recursive: true, force: true }))
-  await cp(join(ROOT, 'package.json'), join(app, 'package.json'))
-  await symlink(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir')
-  // Type checking is the type check's job; --noCheck emits what `npm run build` would, in seconds.
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(app, 'dist'), '--noCheck'],
-    { cwd: ROOT, encoding: 'utf8' })
-  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr)
+  const app = await compiledApp(t, 'gw-image-app-')
 
   const server = await startGateway(t, ['dist/src/server.js'], app, {
     ...baseEnv(app), NODE_ENV: 'production', HOST: '0.0.0.0', GATEWAY_ALLOW_OPEN: 'true', EXTRA_TOOLS_DIRS: tools

@@ -6,16 +6,13 @@
 // every lazily loaded part of the edge in use: Redis, API keys, a rate limit, an Idempotency-Key.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { compiledApp } from '../helpers/compiled-app.ts'
 import { startRedis } from '../helpers/redis-server.ts'
 import { listeningPort, startServer } from '../helpers/server-process.ts'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 // import('./x.ts'), import("./x.ts"), from './x.ts', from "../x.ts": relative specifiers only.
 const TS_SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"]+\.ts)\1/g
 
@@ -25,13 +22,7 @@ async function compiledFiles (dir: string): Promise<string[]> {
 }
 
 test('the compiled build has no .ts specifier left and serves with Redis, keys, a rate limit and an Idempotency-Key', { timeout: 120_000 }, async (t) => {
-  const app = await mkdtemp(join(tmpdir(), 'gw-compiled-'))
-  t.after(() => rm(app, { recursive: true, force: true }))
-  await cp(join(ROOT, 'package.json'), join(app, 'package.json'))
-  await symlink(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir')
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(app, 'dist'), '--noCheck'],
-    { cwd: ROOT, encoding: 'utf8' })
-  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr)
+  const app = await compiledApp(t, 'gw-compiled-')
 
   const left: string[] = []
   for (const file of await compiledFiles(join(app, 'dist'))) {

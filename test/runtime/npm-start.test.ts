@@ -3,13 +3,13 @@
 // script `exec`s node, so the signal reaches the gateway itself, which drains and exits. It runs
 // with the sample config copied as a newcomer would: nothing to set, its shipped plugin found.
 import assert from 'node:assert/strict'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { cp, mkdtemp, rm, symlink } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { cp } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { compiledApp } from '../helpers/compiled-app.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -32,14 +32,8 @@ async function until (what: string, condition: () => boolean, timeoutMs: number)
 
 test('`npm start` with the sample config as copied serves; SIGTERM to npm stops the gateway (no orphan left serving)', { timeout: 120_000 }, async (t) => {
   // `npm start` in a copy of what the image holds: package.json, node_modules, the compiled dist/.
-  const app = await mkdtemp(join(tmpdir(), 'gw-npm-start-'))
-  t.after(() => rm(app, { recursive: true, force: true }))
-  await cp(join(ROOT, 'package.json'), join(app, 'package.json'))
-  await symlink(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir')
+  const app = await compiledApp(t, 'gw-npm-start-')
   await cp(join(ROOT, 'gateway.example.yaml'), join(app, 'gateway.yaml'))
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', join(app, 'dist'), '--noCheck'],
-    { cwd: ROOT, encoding: 'utf8' })
-  assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr)
 
   // --ignore-scripts skips prestart (the build, done above) and runs the start script itself.
   const npm = spawn('npm', ['start', '--ignore-scripts'], {
