@@ -14,6 +14,8 @@ declare module 'autocannon' {
       /** Seconds. */
       duration?: number
       warmup?: { duration: number, connections?: number }
+      /** Called before each request is sent: what it answers is sent (a fresh header per request). */
+      requests?: Array<{ setupRequest?: (request: { headers?: Record<string, string> }) => { headers?: Record<string, string> } }>
     }
     interface Histogram {
       mean: number

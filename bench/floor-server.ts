@@ -6,6 +6,7 @@
 // its port to the parent over IPC, and exits cleanly on 'stop' (so --cpu-prof can write).
 import { readFile } from 'node:fs/promises'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
 import pino from 'pino'
 import { readFileResult, searchFilesResult, writeFileResult } from './floor-files.ts'
 import { addMcpBaseline } from './mcp-baseline.ts'
@@ -15,6 +16,8 @@ export interface FloorSpec {
   /** Routes answering fixed bytes, as a static file server sends them. */
   statics: Array<{ file: string, contentType: string, method: string, url: string }>
   mcp: boolean
+  /** The Redis of the replicas' scenario: /write_file-shared does there what a replica does. */
+  redisUrl?: string
 }
 
 const logLevel = process.env.LOG_LEVEL ?? 'warn'
@@ -108,6 +111,25 @@ function batchRoute (app: FastifyInstance, work: Record<string, Work>): void {
   })
 }
 
+// A fixed-window counter as @fastify/rate-limit's Redis store keeps it (one script call per request).
+const RATE_LIMIT_SCRIPT = "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return {n, redis.call('PTTL', KEYS[1])}"
+
+/**
+ * write_file as a replica with Redis runs it: the caller's shared rate-limit counter, the claim of
+ * its Idempotency-Key (SET NX with a lease), the write, then the answer kept under the key.
+ */
+function sharedWriteRoute (app: FastifyInstance, workspace: string, redis: Redis): void {
+  const headers = { type: 'object', properties: { 'idempotency-key': string }, required: ['idempotency-key'] }
+  app.post<{ Body: Args, Headers: { 'idempotency-key': string } }>('/write_file-shared', { schema: { body: PARAMETERS.write_file, headers, response: { 200: envelopeSchema } } }, async (request) => {
+    await redis.eval(RATE_LIMIT_SCRIPT, 1, `rate-limit:ip:${request.ip}`, 60_000)
+    const key = `idempotency:${request.headers['idempotency-key']}`
+    if (await redis.set(key, '{"state":"running"}', 'PX', 15_000, 'NX') !== 'OK') throw new Error(`key ${key} used twice`)
+    const answer = envelope('write_file', await writeFileResult(workspace, request.body.path as string, request.body.content as string))
+    await redis.set(key, JSON.stringify({ state: 'done', answer }), 'PX', 86_400_000)
+    return answer
+  })
+}
+
 async function floorApp (spec: FloorSpec): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: pino({ level: logLevel }) as FastifyBaseLogger, ajv })
   batchRoute(app, toolRoutes(app, spec.workspace))
@@ -119,6 +141,11 @@ async function floorApp (spec: FloorSpec): Promise<FastifyInstance> {
     app.route({ method, url, handler: async (_request, reply) => reply.type(contentType).send(body) })
   }
   if (spec.mcp) addMcpBaseline(app, spec.workspace)
+  if (spec.redisUrl !== undefined) {
+    const redis = new Redis(spec.redisUrl, { keyPrefix: 'bench-floor:' })
+    app.addHook('onClose', async () => { redis.disconnect() })
+    sharedWriteRoute(app, spec.workspace, redis)
+  }
   return app
 }
 

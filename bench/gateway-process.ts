@@ -25,6 +25,8 @@ export interface GatewayOptions {
   /** Run the `start` script of package.json (as `npm start` would) instead of the compiled entry. */
   npmStart?: boolean
   cwd: string
+  /** Settings beyond the run's own (REDIS_URL for the replicas' scenario). */
+  env?: Record<string, string>
 }
 
 export interface Gateway { url: string, pid: number, child: ChildProcess, readyMs: number, label: string }
@@ -60,7 +62,7 @@ function gatewayEnv (options: GatewayOptions, port: number): NodeJS.ProcessEnv {
   // As the container sets them; `npm start` keeps the user's environment (its script sets MALLOC_ARENA_MAX).
   if (options.npmStart !== true) Object.assign(env, { NODE_ENV: 'production', MALLOC_ARENA_MAX: '2' })
   if (options.extraToolsDir !== undefined) env.EXTRA_TOOLS_DIRS = options.extraToolsDir
-  return env
+  return Object.assign(env, options.env)
 }
 
 function spawnGateway (options: GatewayOptions, port: number): ChildProcess {

@@ -111,3 +111,29 @@ export async function definitionsPair (definitions: StaticBytes, gateway: Target
     { pair: definitions.pair, side: 'gateway', description: `gateway: ${what}`, server: gateway, options: { url: `${gateway.url}/definitions` }, expectedStatus: 200 }
   ]
 }
+
+/** A fresh Idempotency-Key on every request (autocannon's setupRequest), as an agent's retries-safe calls send. */
+function freshKeys (prefix: string): NonNullable<Scenario['options']['requests']> {
+  let n = 0
+  return [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `${prefix}-${n++}` } }) }]
+}
+
+/**
+ * write_file on a replica with Redis (REDIS_URL, a rate limit): the shared counter, the key's claim,
+ * the write and the kept answer; the floor does the same Redis commands around the same write.
+ */
+export async function sharedWritePair (gateway: Target, floor: Target, sizes: Sizes): Promise<Scenario[]> {
+  const request = json({ path: WRITE_FILE, content: WRITE_CONTENT })
+  const once = (key: string): RequestInit => ({ ...request, headers: { ...request.headers, 'idempotency-key': key } })
+  const viaGateway = await probe(`${gateway.url}/dispatch/write_file`, once(`probe-${process.pid}`))
+  const viaFloor = await probe(`${floor.url}/write_file-shared`, once(`probe-${process.pid}`))
+  if (viaGateway.response.headers.get('idempotent-replayed') !== null || (JSON.parse(viaGateway.text) as Envelope).content !== (JSON.parse(viaFloor.text) as Envelope).content) {
+    throw new Error(`write-shared: the gateway and the floor answer differently:\ngateway ${viaGateway.text.slice(0, 600)}\nfloor   ${viaFloor.text.slice(0, 600)}`)
+  }
+  sizes['write-shared'] = Buffer.byteLength(viaGateway.text)
+  const what = `write_file with a new Idempotency-Key per request and a rate limit, state in Redis (${sizes['write-shared']} bytes)`
+  return pairOf('write-shared', what, gateway, floor, {
+    gateway: { url: `${gateway.url}/dispatch/write_file`, ...request, requests: freshKeys(`gw-${process.pid}-${Date.now()}`) },
+    floor: { url: `${floor.url}/write_file-shared`, ...request, requests: freshKeys(`floor-${process.pid}-${Date.now()}`) }
+  })
+}

@@ -29,19 +29,22 @@ export const LOG_LEVEL = process.env.LOG_LEVEL ?? 'warn'
 export const PROFILE_DIR = process.env.BENCH_PROFILE_DIR
 
 /** The groups of scenarios; each dispatch or definitions scenario runs the gateway and its floor. */
-export const SCENARIO_GROUPS = ['read', 'write', 'search', 'echo', 'batch', 'definitions', 'startup', 'mcp-call', 'mcp-list'] as const
+export const SCENARIO_GROUPS = ['read', 'write', 'search', 'echo', 'batch', 'definitions', 'startup', 'mcp-call', 'mcp-list', 'shared'] as const
 export type ScenarioGroup = typeof SCENARIO_GROUPS[number]
-/** The MCP groups are left out unless named: they double the run's length for a path rarely hot. */
-const DEFAULT_GROUPS = SCENARIO_GROUPS.filter((group) => !group.startsWith('mcp-'))
+/**
+ * Left out unless named: the MCP groups double the run's length for a path rarely hot; `shared`
+ * (replicas' state in Redis) needs Debian's redis-server.
+ */
+const DEFAULT_GROUPS = SCENARIO_GROUPS.filter((group) => !group.startsWith('mcp-') && group !== 'shared')
 
 function groupList (name: string): ScenarioGroup[] {
   const raw = process.env[name]
   if (raw === undefined || raw.trim() === '') return [...DEFAULT_GROUPS]
   const groups = raw.split(',').map((group) => group.trim()).filter((group) => group !== '')
   const unknown = groups.filter((group) => !(SCENARIO_GROUPS as readonly string[]).includes(group))
-  if (unknown.length > 0 || groups.length === 0) throw new Error(`${name}: unknown group(s) ${JSON.stringify(unknown)}; valid: ${SCENARIO_GROUPS.join(', ')} (comma-separated; unset = all but the mcp-* ones)`)
+  if (unknown.length > 0 || groups.length === 0) throw new Error(`${name}: unknown group(s) ${JSON.stringify(unknown)}; valid: ${SCENARIO_GROUPS.join(', ')} (comma-separated; unset = all but the mcp-* ones and shared)`)
   return groups as ScenarioGroup[]
 }
 
-/** The groups to run (BENCH_SCENARIOS, comma-separated); unset = all but mcp-call and mcp-list. */
+/** The groups to run (BENCH_SCENARIOS, comma-separated); unset = all but mcp-call, mcp-list and shared. */
 export const GROUPS = groupList('BENCH_SCENARIOS')

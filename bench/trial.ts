@@ -11,7 +11,8 @@ import { startGateway, stopGateway, type Gateway } from './gateway-process.ts'
 import type { Scenario, Target } from './measure.ts'
 import { readFileScenarios, toolsListScenarios, type McpStatic } from './mcp-trial.ts'
 import { rssBytes } from './proc.ts'
-import { definitionsPair, dispatchScenarios, fetchDefinitions, type Sizes, type StaticBytes } from './scenarios.ts'
+import { startRedis, stopRedis, type RedisServer } from './redis-process.ts'
+import { definitionsPair, dispatchScenarios, fetchDefinitions, sharedWritePair, type Sizes, type StaticBytes } from './scenarios.ts'
 import { startFloor, stopFloor, type Server } from './server-process.ts'
 import { SETTLE_MS, type ScenarioGroup } from './settings.ts'
 
@@ -23,7 +24,7 @@ export interface Trial {
   stop: () => Promise<void>
 }
 
-const LOAD_GROUPS: readonly ScenarioGroup[] = ['read', 'write', 'search', 'echo', 'batch', 'definitions', 'mcp-call', 'mcp-list']
+const LOAD_GROUPS: readonly ScenarioGroup[] = ['read', 'write', 'search', 'echo', 'batch', 'definitions', 'mcp-call', 'mcp-list', 'shared']
 
 /** Whether the trial has anything to load (the startup group alone has not). */
 export const hasLoad = (groups: readonly ScenarioGroup[]): boolean => groups.some((group) => LOAD_GROUPS.includes(group))
@@ -39,7 +40,8 @@ async function staticFile (scratch: string, bytes: StaticBytes | McpStatic): Pro
   return { file, contentType: bytes.contentType, method: 'method' in bytes ? bytes.method : 'GET', url: bytes.url }
 }
 
-interface Started { gateways: Gateway[], floor?: Server }
+/** `shared`: the gateway on Redis (the last of `gateways`) and the Redis itself. */
+interface Started { gateways: Gateway[], floor?: Server, shared?: { gateway: Gateway, redis: RedisServer } }
 
 async function buildScenarios (groups: readonly ScenarioGroup[], fixtures: Fixtures, scratch: string, started: Started, trial: Trial): Promise<void> {
   const [builtins, many] = started.gateways
@@ -52,13 +54,29 @@ async function buildScenarios (groups: readonly ScenarioGroup[], fixtures: Fixtu
   const mcpList = groups.includes('mcp-list') ? await toolsListScenarios(many, trial.sizes) : undefined
   if (mcpList !== undefined) mcp.push(mcpList.bytes)
   const statics = await Promise.all([...definitions, ...mcp].map(async (bytes) => await staticFile(scratch, bytes)))
-  started.floor = await startFloor({ workspace: fixtures.workspace, statics, mcp: groups.includes('mcp-call') })
+  started.floor = await startFloor({ workspace: fixtures.workspace, statics, mcp: groups.includes('mcp-call'), redisUrl: started.shared?.redis.url })
   trial.servers.push(await settled(started.floor))
   const floor = started.floor
   trial.scenarios.push(...await dispatchScenarios(groups, builtins, floor, trial.sizes))
   for (const bytes of definitions) trial.scenarios.push(...await definitionsPair(bytes, bytes.pair.endsWith('1000') ? many : builtins, floor, trial.sizes))
   if (groups.includes('mcp-call')) trial.scenarios.push(...await readFileScenarios(fixtures.workspace, builtins, floor, trial.sizes))
   if (mcpList !== undefined) trial.scenarios.push(...await mcpList.scenarios(floor))
+  if (started.shared !== undefined) trial.scenarios.push(...await sharedWritePair(started.shared.gateway, floor, trial.sizes))
+}
+
+/** The replicas' scenario: a Redis, and a gateway on it with a rate limit (as a replica runs). */
+async function startShared (fixtures: Fixtures, scratch: string, started: Started, trial: Trial): Promise<void> {
+  const redis = await startRedis()
+  let gateway: Gateway
+  try {
+    gateway = await startGateway({ label: 'gateway-redis', workspace: fixtures.workspace, cwd: scratch, env: { REDIS_URL: redis.url, RATE_LIMIT_MAX: '1000000000' } })
+  } catch (err) {
+    await stopRedis(redis)
+    throw err
+  }
+  started.shared = { gateway, redis }
+  started.gateways.push(gateway)
+  trial.servers.push(await settled(gateway))
 }
 
 /** Starts the servers of the selected groups afresh, checks each answers what we think, and builds the scenarios. */
@@ -71,6 +89,7 @@ export async function startTrial (scratch: string, fixtures: Fixtures, groups: r
     stop: async () => {
       for (const gateway of started.gateways) await stopGateway(gateway)
       if (started.floor !== undefined) await stopFloor(started.floor)
+      if (started.shared !== undefined) await stopRedis(started.shared.redis)
     }
   }
   try {
@@ -82,6 +101,7 @@ export async function startTrial (scratch: string, fixtures: Fixtures, groups: r
       started.gateways.push(many)
       trial.servers.push(await settled(many))
     }
+    if (groups.includes('shared')) await startShared(fixtures, scratch, started, trial)
     await buildScenarios(groups, fixtures, scratch, started, trial)
     return trial
   } catch (err) {
