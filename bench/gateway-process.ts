@@ -5,10 +5,11 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
+// The tests' helper: the benchmark runs on the same loopback, with the same race-free-enough port pick.
+import { freePort } from '../test/helpers/free-port.ts'
 import { tallyLogLines } from './log-tally.ts'
 import { LOG_LEVEL, PROFILE_DIR } from './settings.ts'
 
@@ -42,16 +43,6 @@ function killTree (child: ChildProcess, signal: NodeJS.Signals): void {
   } catch {
     // Already gone.
   }
-}
-
-/** A port free right now on 127.0.0.1 (the gateway is given it in PORT). */
-export async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  if (address === null || typeof address === 'string') throw new Error('no TCP address')
-  return address.port
 }
 
 /** The environment of a run: the user's, minus every setting that would change what is measured. */

@@ -11,7 +11,8 @@ import { startGateway, stopGateway, type Gateway } from './gateway-process.ts'
 import type { Scenario, Target } from './measure.ts'
 import { readFileScenarios, toolsListScenarios, type McpStatic } from './mcp-trial.ts'
 import { rssBytes } from './proc.ts'
-import { startRedis, stopRedis, type RedisServer } from './redis-process.ts'
+// The tests' redis-server (Debian's package, installed when missing), stopped by the trial itself.
+import { startRedis, type TestRedis } from '../test/helpers/redis-server.ts'
 import { definitionsPair, dispatchScenarios, fetchDefinitions, sharedWritePair, type Sizes, type StaticBytes } from './scenarios.ts'
 import { startFloor, stopFloor, type Server } from './server-process.ts'
 import { SETTLE_MS, type ScenarioGroup } from './settings.ts'
@@ -41,7 +42,7 @@ async function staticFile (scratch: string, bytes: StaticBytes | McpStatic): Pro
 }
 
 /** `shared`: the gateway on Redis (the last of `gateways`) and the Redis itself. */
-interface Started { gateways: Gateway[], floor?: Server, shared?: { gateway: Gateway, redis: RedisServer } }
+interface Started { gateways: Gateway[], floor?: Server, shared?: { gateway: Gateway, redis: TestRedis } }
 
 async function buildScenarios (groups: readonly ScenarioGroup[], fixtures: Fixtures, scratch: string, started: Started, trial: Trial): Promise<void> {
   const [builtins, many] = started.gateways
@@ -66,12 +67,13 @@ async function buildScenarios (groups: readonly ScenarioGroup[], fixtures: Fixtu
 
 /** The replicas' scenario: a Redis, and a gateway on it with a rate limit (as a replica runs). */
 async function startShared (fixtures: Fixtures, scratch: string, started: Started, trial: Trial): Promise<void> {
-  const redis = await startRedis()
+  // No test context: the trial's stop() kills it.
+  const redis = await startRedis({ after: () => {} })
   let gateway: Gateway
   try {
     gateway = await startGateway({ label: 'gateway-redis', workspace: fixtures.workspace, cwd: scratch, env: { REDIS_URL: redis.url, RATE_LIMIT_MAX: '1000000000' } })
   } catch (err) {
-    await stopRedis(redis)
+    await redis.kill()
     throw err
   }
   started.shared = { gateway, redis }
@@ -89,7 +91,7 @@ export async function startTrial (scratch: string, fixtures: Fixtures, groups: r
     stop: async () => {
       for (const gateway of started.gateways) await stopGateway(gateway)
       if (started.floor !== undefined) await stopFloor(started.floor)
-      if (started.shared !== undefined) await stopRedis(started.shared.redis)
+      if (started.shared !== undefined) await started.shared.redis.kill()
     }
   }
   try {

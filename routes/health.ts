@@ -24,7 +24,7 @@ const Readiness = Type.Object({
 function redisDetails (link: RedisLink | undefined): Static<typeof Readiness>['redis'] {
   if (link === undefined) return undefined
   // Why it is not connected goes to the log only: /readyz is open, and the error names Redis's address.
-  const { connected } = link.status()
+  const { connected } = link
   return { connected, degraded: connected ? [] : [...DEGRADED_WITHOUT_REDIS] }
 }
 

@@ -1,11 +1,12 @@
 // A real redis-server (Debian's package, installed when missing) on a free loopback port, without
-// persistence, for the tests of the state replicas share. kill() ends it abruptly (the outage the
+// persistence, for the tests of the state replicas share (and the benchmark's `shared` group). kill() ends it abruptly (the outage the
 // gateway must survive); start() brings it back on the same port, empty.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { createServer, connect } from 'node:net'
+import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ensureDebianCommand } from './debian-package.ts'
+import { freePort } from './free-port.ts'
 
 export interface TestRedis {
   readonly url: string
@@ -20,15 +21,6 @@ export interface TestRedis {
 }
 
 interface TestContext { after: (fn: () => Promise<void> | void) => void }
-
-export async function freePort (): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  await once(server, 'close')
-  return port
-}
 
 /** Resolves once the server answers PING (it listens a little after its process starts). */
 export async function answersPing (port: number, deadline: number): Promise<void> {
