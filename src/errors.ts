@@ -91,3 +91,13 @@ export const McpTimeoutError = serverError(define('GW_ERR_MCP_TIMEOUT', 504))
 export const McpConnectionLostError = serverError(define('GW_ERR_MCP_CONNECTION_LOST', 502))
 /** The server answered the request with an error. */
 export const McpRequestFailedError = serverError(define('GW_ERR_MCP_REQUEST_FAILED', 502))
+
+// The MCP client side's own failures, apart from a request's (above).
+/** A stdio server that cannot be started as configured (its cwd is missing or not a folder). */
+export const McpStartFailedError = serverError(define('GW_ERR_MCP_START_FAILED', 503))
+/** An answer of a server past the decoded-byte cap on one message (mcp.upstreamMaxMessageBytes). */
+export const McpAnswerTooLargeError = serverError(define('GW_ERR_MCP_ANSWER_TOO_LARGE', 502))
+/** An answer that breaks the protocol's bounds or rules (a tools/list that never ends, an answer to another request). */
+export const McpInvalidAnswerError = define('GW_ERR_MCP_INVALID_ANSWER', 502)
+/** The pinned MCP SDK lacks what the gateway relies on; raised at start, never to a caller. */
+export const McpSdkMismatchError = define('GW_ERR_MCP_SDK_MISMATCH', 500)

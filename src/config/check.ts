@@ -60,7 +60,7 @@ function namesByObject (errors: ErrorObject[], keyword: string, param: string): 
 
 function messageOf (e: ErrorObject, value: unknown, names: { missing: Map<string, string[]>, unknown: Map<string, string[]> }): string {
   if (e.keyword === 'additionalProperties' && e.instancePath === '/mcpServers') {
-    return `invalid server name(s) ${names.unknown.get(at(e))!.map((name) => JSON.stringify(name)).join(', ')}: letters, digits, _ and - only, at most 64`
+    return `invalid server name(s) ${names.unknown.get(at(e))!.map((name) => JSON.stringify(name)).join(', ')}: letters, digits, _ - . and / only, at most 64`
   }
   if (e.keyword === 'additionalProperties') return `unknown field(s) ${names.unknown.get(at(e))!.join(', ')}`
   if (e.keyword === 'anyOf') {

@@ -159,11 +159,11 @@ export const ConfigSchema = Type.Object({
       braveApiKey: Type.Optional(Type.String({ minLength: 1, description: 'Brave Search API key (BRAVE_API_KEY).' }))
     }, { additionalProperties: false, default: {} })
   }, { additionalProperties: false, default: {} }),
-  mcpServers: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }), Type.Union([McpStdioServerSchema, McpHttpServerSchema]), {
+  mcpServers: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_./-]{1,64}$' }), Type.Union([McpStdioServerSchema, McpHttpServerSchema]), {
     // Without it a name outside the pattern is simply not checked, and accepted.
     additionalProperties: false,
     default: {},
-    description: 'MCP servers by name, in the widely used { command, args, env, cwd } | { url, headers } shape.'
+    description: 'MCP servers by name, in the widely used { command, args, env, cwd } | { url, headers } shape. A name may be in the MCP registry\'s reverse-DNS style (`io.github.user/server`): `.` and `/` become `_` in tool names.'
   }),
   reload: Type.Object({
     watchConfig: Type.Boolean({ default: false, description: 'Reload when the GATEWAY_CONFIG file changes, as on SIGHUP (GATEWAY_WATCH_CONFIG).' }),

@@ -5,6 +5,7 @@
 // arrives (its top-level id read on the way, in constant memory), and the request it answered gets
 // a JSON-RPC error saying why, so that one call fails and the connection stays up.
 import { deserializeMessage, INTERNAL_ERROR, type JSONRPCMessage } from '@modelcontextprotocol/client'
+import { McpSdkMismatchError } from '../errors.ts'
 import { TopLevelScanner } from './top-level-scanner.ts'
 
 const NEWLINE = 0x0a
@@ -122,6 +123,6 @@ function refusal ({ id, bytes, capBytes }: OversizedMessage): JSONRPCMessage {
  */
 export function useBoundedReader (transport: object, capBytes: number, onOversized: (message: OversizedMessage) => void): void {
   const holder = transport as { _readBuffer?: unknown }
-  if (holder._readBuffer === undefined) throw new Error('the MCP SDK stdio transport has no _readBuffer: cannot bound its messages')
+  if (holder._readBuffer === undefined) throw new McpSdkMismatchError('the MCP SDK stdio transport has no _readBuffer: cannot bound its messages')
   holder._readBuffer = new BoundedReadBuffer(capBytes, onOversized)
 }

@@ -186,7 +186,7 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
     this.#link = link
     try {
       const { tools, capabilities } = await link.connect(this.connectTimeoutMs)
-      if (this.#closed || this.#link !== link) throw new Error('closed while connecting')
+      if (this.#closed || this.#link !== link) throw new McpUnavailableError(this.server, 'closed while connecting')
       this.#tools = tools.tools
       this.#leftOut = tools.leftOut
       this.#capabilities = capabilities
@@ -211,6 +211,7 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
 
   #newLink (): McpLink {
     const link: McpLink = new McpLink({
+      server: this.server,
       config: this.#config,
       logger: this.#logger,
       stderrLog: this.#stderrLog,

@@ -11,6 +11,7 @@ import {
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { Logger } from 'pino'
 import type { McpServerConfig } from '../config/schema.ts'
+import { McpStartFailedError } from '../errors.ts'
 import { isRecord, messageOf } from '../objects.ts'
 import { withTimeout } from '../timers.ts'
 import { useBoundedReader } from './bounded-read-buffer.ts'
@@ -21,6 +22,8 @@ import type { McpConnectionTuning } from './tuning.ts'
 import { GATEWAY_IDENTITY } from '../version.ts'
 
 export interface McpLinkOptions {
+  /** The server's name in the config, for errors. */
+  server: string
   config: McpServerConfig
   logger: Logger
   /** The server's stderr log, shared by all its children so the rate cap holds for a crash loop too. */
@@ -101,6 +104,7 @@ export class McpLink {
   #pingTimer: unknown
   #stderr: StderrLog | undefined
   readonly #cwd: string | undefined
+  readonly #server: string
   #terminated: Promise<void> | undefined
   readonly #logger: Logger
   readonly #tuning: McpLinkOptions['tuning']
@@ -108,6 +112,7 @@ export class McpLink {
   readonly #onLost: (why: string) => void
 
   constructor (options: McpLinkOptions) {
+    this.#server = options.server
     this.#logger = options.logger
     this.#tuning = options.tuning
     this.#clock = options.clock
@@ -155,7 +160,7 @@ export class McpLink {
   /** The handshake, then the first tools/list (if the server has tools), each within `timeoutMs`. */
   async connect (timeoutMs: number): Promise<LinkHandshake> {
     const cwdProblem = workingFolderProblem(this.#cwd)
-    if (cwdProblem !== undefined) throw new Error(cwdProblem)
+    if (cwdProblem !== undefined) throw new McpStartFailedError(this.#server, cwdProblem)
     try {
       await this.client.connect(this.transport, { timeout: timeoutMs })
       this.#child = childOf(this.transport)

@@ -97,9 +97,19 @@ const copySchemaList: KeywordRule = (normalizer, { key, value, at, depth, out })
   else normalizer.notes.push(`${at}: not an array; removed`)
 }
 
-// items is one schema, or (before draft 2020-12) a tuple of them.
+// items is one schema, or (before draft 2020-12) a tuple of them. An object item without
+// `properties` gets an empty one: strict function schemas (OpenAI's) refuse an object without it.
 const copyItems: KeywordRule = (normalizer, { value, at, depth, out }) => {
-  out.items = Array.isArray(value) ? schemaList(normalizer, value, depth, at) : normalizer.schema(value, depth + 1, at)
+  if (Array.isArray(value)) {
+    out.items = schemaList(normalizer, value, depth, at)
+    return
+  }
+  const items = normalizer.schema(value, depth + 1, at)
+  if (isRecord(items) && items.type === 'object' && items.properties === undefined) {
+    items.properties = {}
+    normalizer.notes.push(`${at}: object items without properties given an empty properties`)
+  }
+  out.items = items
 }
 
 // dependencies (drafts 4 to 7) maps a name to the names it requires or to a schema; each kind is kept as such.

@@ -4,7 +4,7 @@ import { linearPatternProblem } from '../dispatch/linear-regexp.ts'
 import { isRecord } from '../objects.ts'
 import type { SchemaLimits } from './schema.ts'
 import { compiles, ruleFor } from './schema-keywords.ts'
-import { collapseNullable } from './schema-nullable.ts'
+import { collapseNullable, dropOptionalNulls } from './schema-nullable.ts'
 
 /** A schema over one of the budgets; its message says which. */
 export class Refused extends Error {}
@@ -16,6 +16,8 @@ export class Normalizer {
   /** Objects holding a local `$ref`, checked once the whole copy exists. */
   readonly refHolders: Array<Record<string, unknown>> = []
   readonly anchors = new Set<string>()
+  /** Schemas made by collapsing a nullable union, for the optional-with-default-null rule of their parent. */
+  readonly #collapsed = new WeakSet<object>()
   #nodes = 0
   #chars = 0
   readonly #limits: SchemaLimits
@@ -128,7 +130,15 @@ export class Normalizer {
   /** Per-object fixes: nullable unions collapsed, required trimmed to the properties, implied object type. */
   #tidy (schema: Record<string, unknown>, path: string): Record<string, unknown> {
     const out = collapseNullable(schema)
-    if (out !== schema) this.notes.push(`${path || '/'}: nullable union collapsed into a type list`)
+    if (out !== schema) {
+      this.#collapsed.add(out)
+      this.notes.push(`${path || '/'}: nullable union collapsed into a type list`)
+    }
+    if (isRecord(out.properties)) {
+      for (const name of dropOptionalNulls(out.properties, out.required, this.#collapsed)) {
+        this.notes.push(`${path}/properties/${name}: optional, default null: null dropped from its type`)
+      }
+    }
     if (isRecord(out.properties) && Array.isArray(out.required)) {
       const properties = out.properties
       const kept = (out.required as string[]).filter((name) => Object.hasOwn(properties, name))

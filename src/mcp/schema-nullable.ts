@@ -1,6 +1,7 @@
 // Collapses the nullable unions schema generators write for optional fields (`anyOf: [X, {type:
 // 'null'}]`) into a type list, which the argument coercion step and the validator both read as
-// "nullable".
+// "nullable". An optional property whose union only meant "may be left out" (default null) becomes
+// the plain type: models then leave it out instead of sending null.
 import { isRecord } from '../objects.ts'
 
 /** A branch that only says "null" (a description or title may ride along). */
@@ -39,4 +40,23 @@ export function collapseNullable (schema: Record<string, unknown>): Record<strin
     return merged
   }
   return schema
+}
+
+/**
+ * The optional properties of `properties` (not in `required`) that were collapsed from a nullable
+ * union and default to null: null only stood for "not given", so the null, and the default, go.
+ * `collapsed` holds the schemas collapseNullable made. Returns the names changed.
+ */
+export function dropOptionalNulls (properties: Record<string, unknown>, required: unknown, collapsed: WeakSet<object>): string[] {
+  const requiredNames = new Set(Array.isArray(required) ? required : [])
+  const changed: string[] = []
+  for (const [name, property] of Object.entries(properties)) {
+    if (requiredNames.has(name) || !isRecord(property) || !collapsed.has(property) || property.default !== null) continue
+    const types = (property.type as string[]).filter((type) => type !== 'null')
+    property.type = types.length === 1 ? types[0] : types
+    if (Array.isArray(property.enum)) property.enum = property.enum.filter((value) => value !== null)
+    delete property.default
+    changed.push(name)
+  }
+  return changed
 }

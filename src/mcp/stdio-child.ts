@@ -8,8 +8,15 @@ import type { Readable } from 'node:stream'
 import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { Logger } from 'pino'
 
-/** What a stdio child inherits from the gateway; everything else it gets from its own `env`. */
-export const CHILD_ENV_ALLOWLIST = Object.freeze(['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ', 'USER'])
+/**
+ * What a stdio child inherits from the gateway; everything else it gets from its own `env`. The
+ * XDG base folders say where a server keeps its config, data, cache and state: without them one
+ * started under a service manager writes into HOME, or cannot find the login it was set up with.
+ */
+export const CHILD_ENV_ALLOWLIST = Object.freeze([
+  'PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ', 'USER',
+  'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_STATE_HOME', 'XDG_RUNTIME_DIR'
+])
 const MAX_LINE = 2_000
 const MAX_REMEMBERED = 300
 

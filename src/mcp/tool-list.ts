@@ -5,6 +5,7 @@
 // not a named tool is left out with a reason; the schema of a named one is repaired later by the
 // normaliser (schema.ts).
 import { SdkError, SdkErrorCode, type Client, type RequestOptions, type StandardSchemaV1, type Tool } from '@modelcontextprotocol/client'
+import { McpInvalidAnswerError } from '../errors.ts'
 import { isRecord } from '../objects.ts'
 
 /** A tool the server listed that is not served, and why (operators see it in /tools). */
@@ -80,5 +81,5 @@ async function listLeniently (client: Client, request: RequestOptions): Promise<
     cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined
     if (cursor === undefined) return listed
   }
-  throw new Error(`tools/list did not end after ${MAX_PAGES} pages`)
+  throw new McpInvalidAnswerError(`tools/list did not end after ${MAX_PAGES} pages`)
 }

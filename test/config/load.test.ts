@@ -299,8 +299,15 @@ test('an MCP server name outside the pattern is refused, named (it becomes part 
   const cwd = await tempDir(t)
   const path = await file(cwd, 'gateway.yaml', 'mcpServers:\n  "bad name!": { url: "http://127.0.0.1:1/mcp" }\n  fine_one: { url: "http://127.0.0.1:1/mcp" }\n')
   const message = await configError(loadConfig({ cwd, env: { GATEWAY_CONFIG: path } }))
-  assert.match(message, /mcpServers: invalid server name\(s\) "bad name!": letters, digits, _ and - only, at most 64$/m)
+  assert.match(message, /mcpServers: invalid server name\(s\) "bad name!": letters, digits, _ - \. and \/ only, at most 64$/m)
   assert.doesNotMatch(message, /fine_one/)
+})
+
+test('MCP server names in the registry\'s reverse-DNS style are accepted as they are', async (t) => {
+  const cwd = await tempDir(t)
+  const path = await file(cwd, 'gateway.yaml', 'mcpServers:\n  ai.exa/exa: { url: "http://127.0.0.1:1/mcp" }\n  io.github.user/server: { command: node }\n')
+  const config = await loadConfig({ cwd, env: { GATEWAY_CONFIG: path } })
+  assert.deepEqual(Object.keys(config.mcpServers).sort(), ['ai.exa/exa', 'io.github.user/server'])
 })
 
 test('an object missing a required field is named, not echoed (its other fields may be secrets)', async (t) => {

@@ -63,3 +63,35 @@ test('disabled servers and servers whose names clash once sanitised are shown di
   assert.equal(childProcesses().length, 1, 'only the enabled server runs')
   assert.ok(h.log.lines().some((l) => l.level === 50 && /clashes with/.test(String(l.msg))))
 })
+
+test('servers named in reverse-DNS style start, their tools sanitised into names; the child gets the XDG folders', async (t) => {
+  const tiny = await writeTinyServer()
+  const saved = { XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, XDG_STATE_HOME: process.env.XDG_STATE_HOME }
+  process.env.XDG_CONFIG_HOME = '/tmp/gw-xdg-config'
+  process.env.XDG_STATE_HOME = '/tmp/gw-xdg-state'
+  const h = createMcpHarness({
+    'io.github.user/server': { command: process.execPath, args: [tiny.script] } as McpServerConfig,
+    'ai.exa/exa': { command: process.execPath, args: [tiny.script] } as McpServerConfig
+  }, { tuning: { pingIntervalMs: 0 } })
+  t.after(async () => {
+    await h.manager.stop()
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+    await rm(tiny.dir, { recursive: true, force: true })
+  })
+  h.manager.start()
+  await h.manager.ready()
+  for (const status of h.manager.states()) assert.equal(status.state, 'connected', status.server)
+  const names = [...h.registry.snapshot().tools.keys()]
+  assert.ok(names.includes('mcp__io_github_user_server__env'), names.join(', '))
+  assert.ok(names.includes('mcp__ai_exa_exa__pid'), names.join(', '))
+  assert.equal(h.registry.getEntry('mcp__ai_exa_exa__pid')?.toolset, 'mcp-ai_exa_exa')
+  assert.equal(h.registry.snapshot().aliases.get('ai.exa/exa'), 'mcp-ai_exa_exa', 'keys may name the toolset by the server\'s own name')
+  const outcome = await h.call('mcp__io_github_user_server__env', {})
+  assert.equal(outcome.status, 'ok')
+  const env = JSON.parse(outcome.content) as Record<string, string>
+  assert.equal(env.XDG_CONFIG_HOME, '/tmp/gw-xdg-config')
+  assert.equal(env.XDG_STATE_HOME, '/tmp/gw-xdg-state')
+})

@@ -12,3 +12,10 @@ test('the child environment is the allowlist plus the server env; the SDK defaul
     if (!CHILD_ENV_ALLOWLIST.includes(name)) assert.ok(Object.hasOwn(env, name) && env[name] === undefined, `${name} is masked`)
   }
 })
+
+test('the XDG base folders the gateway has are passed on; the ones it lacks stay unset', () => {
+  const parent = { PATH: '/bin', XDG_CONFIG_HOME: '/c', XDG_DATA_HOME: '/d', XDG_CACHE_HOME: '/k', XDG_STATE_HOME: '/s', XDG_RUNTIME_DIR: '/run/user/1', XDG_SESSION_ID: '7' }
+  const visible = Object.fromEntries(Object.entries(childEnvironment({}, parent)).filter(([, v]) => v !== undefined))
+  assert.deepEqual(visible, { PATH: '/bin', XDG_CONFIG_HOME: '/c', XDG_DATA_HOME: '/d', XDG_CACHE_HOME: '/k', XDG_STATE_HOME: '/s', XDG_RUNTIME_DIR: '/run/user/1' })
+  assert.equal(Object.hasOwn(childEnvironment({}, { PATH: '/bin' }), 'XDG_RUNTIME_DIR'), false)
+})

@@ -1,5 +1,5 @@
 // Writes a tiny stdio MCP server (the real v2 SDK) into a temp folder, for tests that kill, hang
-// or restart servers: `slow` answers after `ms`, `pid` and `cwd` answer the child's own, `say` writes
+// or restart servers: `slow` answers after `ms`, `pid`, `cwd` and `env` (its XDG_* variables) answer the child's own, `say` writes
 // stderr lines, `block` wedges the process for good. Environment knobs:
 // IGNORE_SIGTERM=1 makes it ignore SIGTERM and stdin closing; EXIT_AFTER_MS=n exits n ms after the
 // client's initialized notification (after start, a loaded machine could still be connecting).
@@ -26,6 +26,8 @@ server.registerTool('pid', { description: 'The server pid', inputSchema: fromJso
   async () => ({ content: [{ type: 'text', text: String(process.pid) }] }))
 server.registerTool('cwd', { description: 'The working folder', inputSchema: fromJsonSchema({ type: 'object', properties: {} }) },
   async () => ({ content: [{ type: 'text', text: process.cwd() }] }))
+server.registerTool('env', { description: 'The XDG variables the server got', inputSchema: fromJsonSchema({ type: 'object', properties: {} }) },
+  async () => ({ content: [{ type: 'text', text: JSON.stringify(Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('XDG_')))) }] }))
 server.registerTool('say', {
   description: 'Writes lines to stderr',
   inputSchema: fromJsonSchema({ type: 'object', properties: { text: { type: 'string' }, times: { type: 'number' } } })
