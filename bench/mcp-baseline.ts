@@ -58,8 +58,8 @@ export function addMcpBaseline (app: FastifyInstance, workspace: string): void {
     if (request.headers['mcp-session-id'] !== BASELINE_SESSION_ID) return await reply.code(404).send()
     const { path } = request.body.params.arguments
     const text = readFileResult(path, await readFile(join(workspace, path), 'utf8'))
-    const outcome = { status: 'ok', callId: 'call_00000000-0000-0000-0000-000000000000', truncated: false, originalLength: text.length, durationMs: 0 }
-    const message = { result: { _meta: { 'tool-gateway/outcome': outcome }, content: [{ type: 'text', text }], isError: false }, jsonrpc: '2.0', id: request.body.id }
+    // A plain success: the gateway sends no _meta outcome either.
+    const message = { result: { content: [{ type: 'text', text }], isError: false }, jsonrpc: '2.0', id: request.body.id }
     return await reply
       .header('cache-control', 'no-cache, no-transform')
       .header('mcp-session-id', BASELINE_SESSION_ID)

@@ -34,8 +34,8 @@ test('tools/call of a cut result: resultId in _meta, the notice names read_resul
   // Open gateway: the MCP client and a REST caller are the same `anonymous`.
   const rest = await app.inject(`/results/${outcome.resultId}?offset=${offset}&limit=50`)
   assert.equal(rest.json().content, TEXT.slice(offset, offset + 50))
-  // A result that fits carries no resultId.
+  // A result that fits carries no _meta at all: nothing in it a client needs.
   app.gateway.registry.register(fixtureTool('small', { handler: async () => 'ok' }))
   const small = await client.callTool({ name: 'small', arguments: {} })
-  assert.equal((small._meta?.['tool-gateway/outcome'] as { resultId?: string }).resultId, undefined)
+  assert.equal(small._meta, undefined)
 })
