@@ -2,7 +2,8 @@
 // variables and digested at boot), so the gateway never keeps a key it does not need. A presented
 // key is digested and compared with every configured digest in constant time. A key may be limited
 // to toolsets: outside them the caller sees nothing, and a dispatch answers 404 as for a tool that
-// does not exist. Failed authentications are limited per client address (auth-failures.ts).
+// does not exist. Wrong keys are limited per client address (auth-failures.ts); a request without
+// any key is refused but not counted.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -104,7 +105,9 @@ function authHook (authenticator: Authenticator, failures: AuthFailures) {
     }
     const principal = authenticator.authenticate(request.headers.authorization)
     if (principal === undefined) {
-      failures.record(request.ip)
+      // Only a presented credential that is wrong is a guess; a request without one (a client's
+      // first probe, a browser) is told what to send and costs the address nothing.
+      if (request.headers.authorization !== undefined) failures.record(request.ip)
       reply.header('www-authenticate', 'Bearer realm="tool-gateway"')
       done(new UnauthorizedError('a valid API key is required: send Authorization: Bearer <key>'))
       return

@@ -67,6 +67,35 @@ test('the lockout ends with the window', async (t) => {
   assert.equal(status, 200)
 })
 
+test('mcp-remote\'s OAuth discovery probes are public 404s, and requests without a key are not counted', async (t) => {
+  const app = await keyedApp(t, { AUTH_FAILURE_MAX: '2', AUTH_FAILURE_WINDOW_MS: '60000' })
+  // What mcp-remote sends, without a key, at each start; twice, as a user restarting Claude Desktop would.
+  const probes = [
+    ['GET', '/.well-known/oauth-protected-resource'],
+    ['GET', '/.well-known/oauth-protected-resource/mcp'],
+    ['GET', '/.well-known/oauth-authorization-server'],
+    ['GET', '/.well-known/oauth-authorization-server/mcp'],
+    ['GET', '/.well-known/openid-configuration'],
+    ['POST', '/register']
+  ] as const
+  for (let start = 0; start < 2; start++) {
+    for (const [method, url] of probes) {
+      const answer = await app.inject({ method, url, remoteAddress: GUESSER, ...(method === 'POST' ? { payload: { client_name: 'mcp-remote' } } : {}) })
+      assert.equal(answer.statusCode, 404, url)
+      assert.equal(answer.json().code, 'GW_ERR_NOT_FOUND')
+      assert.match(answer.json().message, /does not offer OAuth.*Authorization: Bearer/, url)
+    }
+    // Then its first call before the key is attached (a 401 telling what to send), uncounted.
+    const bare = await app.inject({ method: 'POST', url: '/mcp', remoteAddress: GUESSER, payload: {} })
+    assert.equal(bare.statusCode, 401)
+    assert.match(bare.body, /API key is required/)
+  }
+  assert.equal((await asFrom(app, GUESSER, KEY)).statusCode, 200, 'the valid key still gets in')
+  // A presented wrong key still counts.
+  for (let i = 0; i < 2; i++) assert.equal((await asFrom(app, GUESSER, 'wrong')).statusCode, 401)
+  assert.equal((await asFrom(app, GUESSER, KEY)).statusCode, 429)
+})
+
 test('the table of addresses stays bounded: the oldest entries make room', () => {
   let now = 0
   const failures = new AuthFailures({ max: 1, windowMs: 1_000, capacity: 3, now: () => now })
