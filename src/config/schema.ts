@@ -181,7 +181,14 @@ export const ConfigSchema = Type.Object({
     sandbox: Type.Enum(['auto', 'bwrap', 'none'], {
       default: 'auto',
       description: 'Run commands in a bubblewrap sandbox: auto = when bwrap works, bwrap = required, none = never (TERMINAL_SANDBOX).'
-    })
+    }),
+    limits: Type.Object({
+      memoryBytes: Type.Integer({ minimum: 16 * 1024 * 1024, default: 1024 * 1024 * 1024, description: 'Memory one process of a command may allocate (its data segment: heap and anonymous mappings; TERMINAL_MAX_MEMORY_BYTES).' }),
+      processes: Type.Integer({ minimum: 1, default: 256, description: 'Processes the commands\' user may have at once (TERMINAL_MAX_PROCESSES); the kernel does not apply it to root.' }),
+      cpuSeconds: Type.Integer({ minimum: 1, default: 600, description: 'CPU time one process may use; then it is killed (TERMINAL_MAX_CPU_SECONDS).' }),
+      fileSizeBytes: Type.Integer({ minimum: 1, default: 1024 * 1024 * 1024, description: 'Largest file a command may write (TERMINAL_MAX_FILE_BYTES).' }),
+      required: Type.Boolean({ default: true, description: 'Without prlimit the terminal is unavailable; false runs commands without limits, which GET /tools says.' })
+    }, { additionalProperties: false, default: {}, description: 'Limits of every command, set with prlimit(1) on its shell and inherited by all it starts.' })
   }, { additionalProperties: false, default: {} }),
   tracing: Type.Object({
     endpoint: Type.Optional(Type.String({ pattern: '^https?://', description: 'Base URL of an OTLP/HTTP receiver; spans go to its /v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT). Unset, with tracesEndpoint unset too: no tracing.' })),

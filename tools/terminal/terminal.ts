@@ -11,6 +11,7 @@ import type { GatewayConfig } from '../../src/config/schema.ts'
 import { commandEnvironment } from './lib/environment.ts'
 import { ProcessTable } from './lib/process-table.ts'
 import { describe, poll, unknownId } from './lib/process-views.ts'
+import { findPrlimit, limitsArgv, limitsCaveat } from './lib/limits.ts'
 import { resolveConfinement, sandboxArgv } from './lib/sandbox.ts'
 import { spawnCommand, type SpawnedCommand, type SpawnOptions } from './lib/spawn-command.ts'
 import { resolveWorkdir, workspaceRealPath } from './lib/workdir.ts'
@@ -26,13 +27,30 @@ const table = new ProcessTable({ maxRunning: MAX_RUNNING })
 
 const DISABLED_REASON = 'terminal tools are disabled: set GATEWAY_ENABLE_TERMINAL=true to enable them'
 
-// Available but unconfined is still available: the note tells operators (GET /tools) what it means.
+const NO_LIMITS_REASON = 'per-command limits (terminal.limits) cannot be set: prlimit (util-linux) is not installed; install it, or set terminal.limits.required: false to run commands without them'
+
+/** The prlimit prefix of every command; undefined when none can be had and the operator allows that; a string: why no command may run. */
+async function commandLimits (config: GatewayConfig): Promise<string[] | undefined | { refused: string }> {
+  const prlimit = await findPrlimit()
+  if (prlimit !== undefined) return limitsArgv(prlimit, config.terminal.limits)
+  return config.terminal.limits.required ? { refused: NO_LIMITS_REASON } : undefined
+}
+
+// Available but unconfined (or with a limit that does not hold) is still available: the note tells
+// operators (GET /tools) what it means.
 const checkTerminal: CheckFn = async (ctx) => {
   const config = configOf(ctx)
   if (!config.terminal.enabled) return { available: false, reason: DISABLED_REASON }
   const confinement = await resolveConfinement(config.terminal.sandbox)
   if (confinement.kind === 'unavailable') return { available: false, reason: confinement.reason }
-  return confinement.kind === 'none' ? { available: true, reason: confinement.note } : true
+  const limits = await commandLimits(config)
+  if (limits !== undefined && !Array.isArray(limits)) return { available: false, reason: limits.refused }
+  const notes = [
+    ...(confinement.kind === 'none' ? [confinement.note] : []),
+    ...(limits === undefined ? ['commands run without per-command limits (prlimit is not installed, terminal.limits.required is false)'] : []),
+    ...[limitsCaveat()].filter((note) => note !== undefined)
+  ]
+  return notes.length === 0 ? true : { available: true, reason: notes.join('; ') }
 }
 
 interface Prepared { config: GatewayConfig, root: string, spawn: Omit<SpawnOptions, 'command'> }
@@ -54,7 +72,10 @@ async function prepare (args: Record<string, unknown>, ctx: ToolContext): Promis
   if (!resolved.ok) return resolved.error
   const confinement = await resolveConfinement(config.terminal.sandbox)
   if (confinement.kind === 'unavailable') return confinement.reason
+  const limits = await commandLimits(config)
+  if (limits !== undefined && !Array.isArray(limits)) return limits.refused
   const spawn = {
+    limits,
     cwd: resolved.path,
     env: commandEnvironment(config.terminal.envAllowlist, process.env, root),
     maxOutputChars: config.terminal.maxOutputChars,

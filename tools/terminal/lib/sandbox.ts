@@ -3,7 +3,10 @@
 // /proc/<pid>/environ too, and everything inside dies with bwrap), its own network namespace (no
 // network at all, not even the host's loopback), the system (/usr, /etc) read-only, the workspace
 // read-write, and a private /tmp, /proc and /dev; the gateway's home, its code and its config file
-// are not in it.
+// are not in it. Run as root, root inside keeps no capability, yet the kernel's own interfaces under
+// /proc (sysctls: kernel.core_pattern names a program the kernel runs as root on the host) would stay
+// writable and root-only files readable: those are mounted read-only, and the host's password hashes
+// are covered by an empty file.
 import { execFile } from 'node:child_process'
 import { constants } from 'node:fs'
 import { access, lstat, readlink, realpath } from 'node:fs/promises'
@@ -22,6 +25,21 @@ const UNCONFINED_RISK = 'a command can read whatever the gateway user can, the g
 const PROBE_TIMEOUT_MS = 5000
 /** Top-level names that are symlinks into /usr on a merged-/usr system, or folders of their own on an older one. */
 const SYSTEM_ROOTS = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32']
+
+/** Writable kernel settings and triggers inside a fresh /proc; read-only in the sandbox. */
+const KERNEL_INTERFACES = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs', '/proc/acpi', '/proc/kcore', '/proc/timer_list']
+/** Files of /etc that hold secrets of the host: covered by an empty file (a root command could read them). */
+const HOST_SECRETS = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers', '/etc/security/opasswd']
+
+async function hiddenSecrets (): Promise<string[]> {
+  const args: string[] = []
+  for (const path of HOST_SECRETS) {
+    try {
+      if ((await lstat(path)).isFile()) args.push('--ro-bind', '/dev/null', path)
+    } catch {} // absent on this system
+  }
+  return args
+}
 
 // One probe per bwrap binary for the life of the process: whether namespaces can be made does not
 // change while it runs (a restart picks up a newly installed bubblewrap).
@@ -63,6 +81,8 @@ async function baseArgs (): Promise<string[]> {
     '--cap-drop', 'ALL',
     ...await systemArgs(),
     '--proc', '/proc',
+    ...KERNEL_INTERFACES.flatMap((path) => ['--ro-bind-try', path, path]),
+    ...await hiddenSecrets(),
     '--dev', '/dev',
     '--tmpfs', '/tmp'
   ]

@@ -24,6 +24,8 @@ export interface SpawnOptions {
   graceMs?: number
   /** The bwrap command line the shell runs under (sandbox.ts), ending with `--`; unconfined when absent. */
   sandbox?: readonly string[]
+  /** The prlimit command line (limits.ts) the shell runs under, inside the sandbox, ending with `--`. */
+  limits?: readonly string[]
   /** Unconfined only: a value unique to this command, set as MARKER_VARIABLE so that what leaves the group is found at the end. */
   marker?: string
 }
@@ -65,7 +67,7 @@ interface Shell {
 function startShell (options: SpawnOptions): Shell {
   // detached: the child calls setsid(), so it leads a new process group whose id is its pid, and
   // one signal to -pid reaches everything it starts (unless something calls setsid itself).
-  const [file, ...args] = [...(options.sandbox ?? []), '/bin/sh', '-c', options.command]
+  const [file, ...args] = [...(options.sandbox ?? []), ...(options.limits ?? []), '/bin/sh', '-c', options.command]
   const env = options.marker === undefined ? options.env : { ...options.env, [MARKER_VARIABLE]: options.marker }
   const child = spawn(file, args, {
     cwd: options.cwd,
