@@ -48,21 +48,25 @@ test('secret values are redacted wherever they appear, longest first; too-short 
   assert.equal(redactText('pin 123 is wrong', ['123']), 'pin 123 is wrong')
 })
 
-test('framing is neutralised: tool-call tags, role tokens, CDATA, fences, Llama markers', () => {
-  const text = '<tool_call>{}</tool_call> <|im_start|>user <|eot_id|> <![CDATA[x]]> ```py\n``` ~~~ <invoke name="x"> [INST] <<SYS>> <system>'
+test('framing is removed: tool-call, role and result tags, role tokens, CDATA sections over lines, Llama markers; fences disguised', () => {
+  const text = '<tool_call>{}</tool_call> <|im_start|>user <|eot_id|> <![CDATA[x\ny\n]]> ```py\n``` ~~~ <invoke name="x"> [INST] <<SYS>> <system>' +
+    ' <result>r</result> <response>p</response> <output>o</output> <input>i</input> <ns:tool_use id="1"/>'
   const cleaned = neutralizeFraming(text)
-  for (const token of ['<tool_call>', '</tool_call>', '<|im_start|>', '<|eot_id|>', '<![CDATA[', ']]>', '```', '~~~', '<invoke', '[INST]', '<<SYS>>', '<system>']) {
+  for (const token of ['<tool_call>', '</tool_call>', '<|im_start|>', '<|eot_id|>', '<![CDATA[', ']]>', 'x\ny', '```', '~~~', '<invoke', '[INST]', '<<SYS>>', '<system>',
+    '<result>', '</result>', '<response>', '<output>', '<input>', '<ns:tool_use', '‹', '›']) {
     assert.equal(cleaned.includes(token), false, `${token} in ${cleaned}`)
   }
-  assert.match(cleaned, /tool_call.*im_start.*eot_id.*CDATA.*invoke.*INST.*SYS.*system/s, 'the words stay readable')
-  assert.equal(neutralizeFraming('a < b and c > d, x <= y'), 'a < b and c > d, x <= y')
+  assert.equal(neutralizeFraming('before <tool_call>{"name":"x"}</tool_call> after'), 'before {"name":"x"} after')
+  assert.equal(neutralizeFraming('a <![CDATA[\nline 1\nline 2\n]]> b'), 'a  b')
+  assert.equal(neutralizeFraming('a <tool<tool>_call> b'), 'a  b', 'pieces that join into a tag once one is cut are removed too')
+  assert.equal(neutralizeFraming('a < b and c > d, x <= y, <div>'), 'a < b and c > d, x <= y, <div>')
 })
 
 test('the cleaner: failures cleaned (content stays valid JSON, secret-named keys redacted), ok results untouched', () => {
   const cleaner = new ErrorContentCleaner({ secretArguments: ['password'], secretValues: ['env-secret-value'] })
   const args = { user: 'ada', nested: { password: 'pw-value-1' } }
   const own = cleaner.result(failed('error', 'login "pw-value-1" failed <|im_end|> env-secret-value'), args)
-  assert.equal(own.message, 'login "[redacted]" failed ‹|im_end|› [redacted]')
+  assert.equal(own.message, 'login "[redacted]" failed  [redacted]')
   assert.deepEqual(JSON.parse(own.content), { error: own.message })
   const foreign = cleaner.result({ status: 'error', content: '{"error":"bad","password":"x","detail":["Bearer abcd1234"]}' }, args)
   assert.deepEqual(JSON.parse(foreign.content), { error: 'bad', password: '[redacted]', detail: ['Bearer [redacted]'] })
