@@ -64,7 +64,7 @@ export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJ
   const errorContent = new ErrorContentCleaner(secretSettingsOf(config, env))
   const results = new ResultStore(config.results, { open: config.auth.keys.length === 0 })
   const dispatcher = new Dispatcher({ registry, availability, hooks, logger, config, limits: config.dispatch, toolOverrides: config.tools, errorContent, results })
-  const mcp = new McpManager({ servers: config.mcpServers, registry, logger })
+  const mcp = new McpManager({ servers: config.mcpServers, registry, logger, tuning: { maxMessageBytes: config.mcp.upstreamMaxMessageBytes } })
   // A server's state decides its tools' availability: drop cached verdicts (and their grace) when
   // it changes, so a crashed server's tools turn unavailable at once, not after a TTL.
   mcp.on('state', () => availability.clear())

@@ -29,6 +29,7 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   MCP_ALLOWED_ORIGINS: ['mcp.allowedOrigins', 'list'],
   MCP_MAX_SESSIONS: ['mcp.maxSessions', 'integer'],
   MCP_SESSION_IDLE_MS: ['mcp.sessionIdleMs', 'integer'],
+  MCP_UPSTREAM_MAX_MESSAGE_BYTES: ['mcp.upstreamMaxMessageBytes', 'integer'],
   TOOL_TIMEOUT_MS: ['dispatch.defaultTimeoutMs', 'integer'],
   MAX_TOOL_TIMEOUT_MS: ['dispatch.maxTimeoutMs', 'integer'],
   MAX_RESULT_CHARS: ['dispatch.maxResultChars', 'integer'],

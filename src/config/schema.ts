@@ -34,6 +34,7 @@ const McpCommon = {
   enabled: Type.Optional(Type.Boolean({ description: 'false = configured but not started.' })),
   timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Deadline of one tool call (default 60 000).' })),
   connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'How long readiness waits for this server at start (default 10 000).' })),
+  maxMessageBytes: Type.Optional(Type.Integer({ minimum: 1024, description: 'Largest message of this server, decoded, replacing mcp.upstreamMaxMessageBytes.' })),
   tools: Type.Optional(ToolFilter)
 }
 
@@ -105,7 +106,12 @@ export const ConfigSchema = Type.Object({
     }),
     maxSessions: Type.Integer({ minimum: 0, default: 1000, description: 'MCP sessions kept at once (MCP_MAX_SESSIONS); past it, or at 0, clients are served statelessly.' }),
     sessionIdleMs: PositiveMs('An MCP session with no request for this long, and none open (a call, its notification stream), is closed (MCP_SESSION_IDLE_MS).', 600_000),
-    pageSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 500, description: 'Tools per tools/list page; more come through nextCursor.' })
+    pageSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 500, description: 'Tools per tools/list page; more come through nextCursor.' }),
+    upstreamMaxMessageBytes: Type.Integer({
+      minimum: 1024,
+      default: 10_485_760,
+      description: 'Largest message one configured MCP server may send, counted decoded (a stdio line, an HTTP JSON answer, one SSE event; gzip, br and deflate counted after decoding); past it the download stops and that call fails naming the server and the cap, the connection stays up (MCP_UPSTREAM_MAX_MESSAGE_BYTES; per server: maxMessageBytes).'
+    })
   }, { additionalProperties: false, default: {}, description: 'The MCP server at /mcp.' }),
   dispatch: Type.Object({
     defaultTimeoutMs: PositiveMs('Deadline of a tool that sets none (TOOL_TIMEOUT_MS).', 60_000),

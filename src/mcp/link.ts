@@ -5,8 +5,8 @@ import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import type { Readable } from 'node:stream'
 import {
-  Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, STDIO_DEFAULT_MAX_BUFFER_SIZE, StreamableHTTPClientTransport,
-  type ServerCapabilities
+  Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport,
+  type FetchLike, type ServerCapabilities
 } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { Logger } from 'pino'
@@ -14,6 +14,7 @@ import type { McpServerConfig } from '../config/schema.ts'
 import { McpStartFailedError } from '../errors.ts'
 import { isRecord, messageOf } from '../objects.ts'
 import { withTimeout } from '../timers.ts'
+import { boundedFetch } from './bounded-fetch.ts'
 import { useBoundedReader } from './bounded-read-buffer.ts'
 import type { McpClock } from './clock.ts'
 import { childEnvironment, childOf, isRunning, workingFolderProblem, type StderrLog } from './stdio-child.ts'
@@ -28,7 +29,7 @@ export interface McpLinkOptions {
   logger: Logger
   /** The server's stderr log, shared by all its children so the rate cap holds for a crash loop too. */
   stderrLog: StderrLog
-  tuning: Pick<McpConnectionTuning, 'killGraceMs' | 'pingIntervalMs' | 'pingTimeoutMs'>
+  tuning: Pick<McpConnectionTuning, 'killGraceMs' | 'pingIntervalMs' | 'pingTimeoutMs' | 'maxMessageBytes'>
   clock: McpClock
   /** The child exited, the session closed or the server stopped answering; `why` says which, for operators. */
   onLost: (why: string) => void
@@ -79,7 +80,7 @@ const NO_OUTPUT_VALIDATION = {
   getValidator: () => (input: unknown) => ({ valid: true as const, data: input as never, errorMessage: undefined })
 }
 
-function createTransport (config: McpServerConfig): StdioClientTransport | StreamableHTTPClientTransport {
+function createTransport (config: McpServerConfig, fetch: FetchLike): StdioClientTransport | StreamableHTTPClientTransport {
   if ('command' in config) {
     return new StdioClientTransport({
       command: config.command,
@@ -89,7 +90,7 @@ function createTransport (config: McpServerConfig): StdioClientTransport | Strea
       stderr: 'pipe'
     })
   }
-  return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: { ...config.headers } } })
+  return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: { ...config.headers } }, fetch })
 }
 
 export class McpLink {
@@ -118,7 +119,13 @@ export class McpLink {
     this.#clock = options.clock
     this.#onLost = options.onLost
     this.#cwd = 'command' in options.config ? options.config.cwd : undefined
-    const transport = this.transport = createTransport(options.config)
+    const capBytes = options.config.maxMessageBytes ?? options.tuning.maxMessageBytes
+    const fetch = boundedFetch({
+      server: options.server,
+      capBytes,
+      onRefused: (refused) => { this.#logger.warn(refused, 'MCP server answer refused') }
+    })
+    const transport = this.transport = createTransport(options.config, fetch)
     const client = this.client = new Client({ ...GATEWAY_IDENTITY }, { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION })
     // Set before connect: the client chains its own handler after this one.
     transport.onclose = () => {
@@ -138,7 +145,7 @@ export class McpLink {
     client.setNotificationHandler('notifications/tools/list_changed', () => options.onToolsChanged())
     if (transport instanceof StdioClientTransport) {
       // One answer over the cap fails its own request instead of closing the transport.
-      useBoundedReader(transport, STDIO_DEFAULT_MAX_BUFFER_SIZE, (message) => {
+      useBoundedReader(transport, capBytes, (message) => {
         this.#logger.warn({ ...message }, 'MCP server answer over the size cap refused')
       })
     }

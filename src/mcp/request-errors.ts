@@ -1,8 +1,10 @@
 // Which typed error a failed MCP request becomes, and what the failure says about the link: a
 // timeout may mean a hung server (worth a ping), a broken transport means the link is gone. The
 // messages reach the model, so they name the server and the request.
-import { CancelledError, McpConnectionLostError, McpRequestFailedError, McpTimeoutError } from '../errors.ts'
+import { ProtocolError } from '@modelcontextprotocol/client'
+import { CancelledError, McpAnswerTooLargeError, McpConnectionLostError, McpInvalidAnswerError, McpRequestFailedError, McpTimeoutError } from '../errors.ts'
 import { messageOf } from '../objects.ts'
+import { REFUSAL_MARK } from './bounded-fetch.ts'
 import { failureMessage, isConnectionLoss, isTimeout } from './link.ts'
 
 export interface FailedRequest {
@@ -37,6 +39,11 @@ export function requestFailure ({ server, label, timeoutMs, signal }: FailedRequ
   if (isTimeout(err)) {
     return { error: new McpTimeoutError(server, `MCP server "${server}" did not answer ${label} within ${timeoutMs} ms`), suspect: true }
   }
+  const refusal = refusalOf(err)
+  if (refusal !== undefined) {
+    const message = `MCP server "${server}" failed ${label}: ${messageOf(err)}`
+    return { error: refusal === 'too_large' ? new McpAnswerTooLargeError(server, message, { cause: err }) : new McpInvalidAnswerError(message) }
+  }
   if (isConnectionLoss(err)) {
     return {
       error: new McpConnectionLostError(server, `MCP server "${server}" went away during ${label}: ${failureMessage(err)}`, { cause: err }),
@@ -44,4 +51,13 @@ export function requestFailure ({ server, label, timeoutMs, signal }: FailedRequ
     }
   }
   return { error: new McpRequestFailedError(server, `MCP server "${server}" failed ${label}: ${messageOf(err)}`, { cause: err }) }
+}
+
+/** The gateway's own refusal of an answer (bounded-fetch.ts): over the cap, or another request's. */
+function refusalOf (err: unknown): 'too_large' | 'foreign_answer' | undefined {
+  if (err instanceof McpAnswerTooLargeError) return 'too_large'
+  if (err instanceof McpInvalidAnswerError) return 'foreign_answer'
+  if (!(err instanceof ProtocolError)) return undefined
+  const mark = (err.data as Record<string, unknown> | undefined)?.[REFUSAL_MARK]
+  return mark === 'too_large' || mark === 'foreign_answer' ? mark : undefined
 }

@@ -22,6 +22,8 @@ export interface McpConnectionTuning {
   /** Child stderr lines logged per window; the rest are counted, not logged. */
   stderrLinesPerWindow: number
   stderrWindowMs: number
+  /** Largest message of the server, decoded (stdio line, HTTP JSON body, SSE event); past it that answer is refused. */
+  maxMessageBytes: number
 }
 
 export const DEFAULT_TUNING: Readonly<McpConnectionTuning> = Object.freeze({
@@ -35,7 +37,9 @@ export const DEFAULT_TUNING: Readonly<McpConnectionTuning> = Object.freeze({
   pingTimeoutMs: 5_000,
   killGraceMs: 2_000,
   stderrLinesPerWindow: 200,
-  stderrWindowMs: 10_000
+  stderrWindowMs: 10_000,
+  // The MCP SDK's own cap on a stdio message (10 MiB), for HTTP too.
+  maxMessageBytes: 10_485_760
 })
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000

@@ -36,6 +36,12 @@ export class TestMcpHttpServer {
   /** Header values of the latest request, by lower-case name. */
   lastHeaders: Record<string, string | string[] | undefined> = {}
   frozen = false
+  /**
+   * Answers a tools/call itself, bypassing the SDK server, when it returns true: for answers a real
+   * server would never send (too big, compressed bombs, another request's id). Its tools are still
+   * listed from `tools`.
+   */
+  rawAnswer: ((message: ReceivedMessage, res: ServerResponse) => boolean | Promise<boolean>) | undefined
   #tools = new Map<string, TestTool>()
   #sessions = new Map<string, Session>()
   #pending = new Set<Session>()
@@ -163,6 +169,8 @@ export class TestMcpHttpServer {
         this.receivedHeaders.push(req.headers)
       }
     }
+    const message = body as ReceivedMessage | undefined
+    if (this.rawAnswer !== undefined && message?.method === 'tools/call' && await this.rawAnswer(message, res)) return
     const sessionId = req.headers['mcp-session-id']
     let session = typeof sessionId === 'string' ? this.#sessions.get(sessionId) : undefined
     if (session === undefined && sessionId === undefined && req.method === 'POST') {
