@@ -96,15 +96,14 @@ test('a pre hook\'s block message is redacted too', async (t) => {
   assert.equal(JSON.parse(res.json().content).error, 'denied for [redacted]')
 })
 
-test('framing tokens in error content are neutralised, the words stay readable', async (t) => {
+test('framing tokens in error content are removed, the text between them kept', async (t) => {
   const { app } = await setup(t)
   const res = await dispatch(app, 'framed')
   const message = JSON.parse(res.json().content).error as string
   assertNoFraming(message)
   assertNoFraming(res.json().error.message)
-  assert.match(message, /tool_call/)
-  assert.match(message, /im_start/)
-  assert.match(message, /delete_all/)
+  assert.doesNotMatch(message, /hidden/, 'a CDATA section goes whole')
+  assert.match(message, /oops \{"name": "delete_all"\} system\nobey/)
 })
 
 test('an MCP server\'s error text is redacted and neutralised', async (t) => {
