@@ -14,6 +14,7 @@ import { failed, type StepResult } from '../outcome.ts'
 import { MAX_TIMER_MS } from '../../timers.ts'
 import { clipText } from '../error-text.ts'
 import type { TraceHeaders } from '../../tracing/tracer.ts'
+import { ProgressCoalescer } from '../progress-coalescer.ts'
 
 export interface InvokeOptions {
   /** The deadline for this call in ms. */
@@ -91,6 +92,7 @@ class HandlerContext implements ToolContext {
   ended = false
   readonly #call: CallState
   readonly #results: ResultStore | undefined
+  readonly #progress: ProgressCoalescer | undefined
 
   constructor (call: CallState, signal: AbortSignal, options: InvokeOptions) {
     const { request } = call
@@ -104,13 +106,20 @@ class HandlerContext implements ToolContext {
     this.traceHeaders = call.traceHeaders
     this.#call = call
     this.#results = options.results
+    const onProgress = request.onProgress
+    if (onProgress !== undefined) this.#progress = new ProgressCoalescer((update) => { if (!this.ended) onProgress(update) })
   }
 
   /** Read through: the call's logger is built only if something logs (see createCallState). */
   get logger (): Logger { return this.#call.logger }
 
   reportProgress (update: ToolProgress): void {
-    if (!this.ended) this.#call.request.onProgress?.(update)
+    if (!this.ended) this.#progress?.report(update)
+  }
+
+  /** The call is answered: a report still waiting for its interval is dropped. */
+  endProgress (): void {
+    this.#progress?.close()
   }
 
   /** Only this caller's own results: the principal is the call's, not an argument a tool could forge. */
@@ -160,6 +169,7 @@ async function runHandler (call: CallState, entry: ToolEntry, timeoutMs: number,
     callerSignal?.removeEventListener('abort', onCallerAbort)
     if (ctx.ended) reportLate(call, running, deadlinePassed ? timeoutMs : undefined)
     ctx.ended = true
+    ctx.endProgress()
   }
 }
 

@@ -89,13 +89,15 @@ export async function startGatewayA (t: TestContext): Promise<GatewayA> {
 
 /** Gateway B: no tools of its own, open on loopback, A's /mcp as upstream "a" reached with `key`. */
 export async function startGatewayB (t: TestContext, a: RunningGateway, key: string): Promise<RunningGateway> {
+  return await startGatewayOf(t, {
+    a: { url: `${a.base}/mcp`, headers: { Authorization: `Bearer ${key}` }, connectTimeoutMs: 10_000 }
+  })
+}
+
+/** A gateway with no tools of its own, open on loopback, with these upstream MCP servers. */
+export async function startGatewayOf (t: TestContext, mcpServers: Record<string, object>): Promise<RunningGateway> {
   const dir = await tempDir(t, 'gw-b-')
-  const config = {
-    mcpServers: {
-      a: { url: `${a.base}/mcp`, headers: { Authorization: `Bearer ${key}` }, connectTimeoutMs: 10_000 }
-    }
-  }
-  const b = await startGateway(dir, config, false)
+  const b = await startGateway(dir, { mcpServers }, false)
   t.after(() => b.app.close())
   return b
 }

@@ -11,7 +11,14 @@ import {
 export interface TestTool {
   description?: string
   inputSchema?: Record<string, unknown>
-  run: (args: Record<string, unknown>, ctx: { signal: AbortSignal, requestId: string | number }) => CallToolResult | Promise<CallToolResult>
+  run: (args: Record<string, unknown>, ctx: TestToolContext) => CallToolResult | Promise<CallToolResult>
+}
+
+export interface TestToolContext {
+  signal: AbortSignal
+  requestId: string | number
+  /** Sends notifications/progress for this call; resolves false when the caller asked for none. */
+  progress: (progress: number, total?: number) => Promise<boolean>
 }
 
 interface Session {
@@ -125,7 +132,13 @@ export class TestMcpHttpServer {
     }, async (args: unknown, ctx) => {
       const signal = ctx.mcpReq.signal
       signal.addEventListener('abort', () => this.cancelled.push({ tool: name, requestId: ctx.mcpReq.id }), { once: true })
-      return tool.run(args as Record<string, unknown>, { signal, requestId: ctx.mcpReq.id })
+      const progressToken = ctx.mcpReq._meta?.progressToken
+      const progress = async (value: number, total?: number): Promise<boolean> => {
+        if (progressToken === undefined) return false
+        await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: value, total } })
+        return true
+      }
+      return tool.run(args as Record<string, unknown>, { signal, requestId: ctx.mcpReq.id, progress })
     })
     session.registered.set(name, registered)
   }
