@@ -35,7 +35,11 @@ export class SseEventSplitter {
     while (at < bytes.length) {
       const end = nextLineEnd(bytes, at)
       if (end === -1) {
-        if (at < bytes.length) this.#lineHasContent = true
+        // Content after a CR: an LF at the start of the next chunk ends this line, not the CR's.
+        if (at < bytes.length) {
+          this.#lineHasContent = true
+          this.#afterCr = false
+        }
         break
       }
       const byte = bytes[end]

@@ -22,6 +22,12 @@ test('events end at a blank line, with any line end; an event cut off by the end
   assert.deepEqual(split('data: a\r\n\r\ndata: b\r\rdata: c\n\n', []), ['data: a\r\n\r', '\ndata: b\r\r', 'data: c\n\n'])
 })
 
+test('an LF opening a chunk ends the line before it, even when a CR ended the line before that', () => {
+  const stream = 'data: x\r: c\rdata: y\n\n'
+  assert.deepEqual(split(stream, [stream.indexOf('y') + 1]), split(stream, []))
+  assert.deepEqual(split(stream, []), [stream])
+})
+
 test('wherever the chunks are cut, the same events come out (property)', () => {
   const line = fc.constantFrom('data: {"id":1}', 'data: x', 'event: message', ': c', 'id: 7', '')
   const end = fc.constantFrom('\n', '\r\n', '\r')
