@@ -64,6 +64,19 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   OTEL_TRACES_SAMPLER: ['tracing.sampler', 'string'],
   OTEL_TRACES_SAMPLER_ARG: ['tracing.samplerArg', 'number'],
   OTEL_SDK_DISABLED: ['tracing.disabled', 'boolean'],
+  OTEL_TRACES_EXPORTER: ['tracing.exporter', 'string'],
+  // The traces-specific variables come after the general ones: later entries win (fromEnvironment).
+  OTEL_EXPORTER_OTLP_PROTOCOL: ['tracing.protocol', 'string'],
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: ['tracing.protocol', 'string'],
+  OTEL_EXPORTER_OTLP_COMPRESSION: ['tracing.compression', 'string'],
+  OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: ['tracing.compression', 'string'],
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: ['tracing.headers', 'pairs'],
+  OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: ['tracing.timeoutMs', 'integer'],
+  OTEL_RESOURCE_ATTRIBUTES: ['tracing.resourceAttributes', 'pairs'],
+  OTEL_BSP_SCHEDULE_DELAY: ['tracing.batch.scheduleDelayMs', 'integer'],
+  OTEL_BSP_EXPORT_TIMEOUT: ['tracing.batch.exportTimeoutMs', 'integer'],
+  OTEL_BSP_MAX_QUEUE_SIZE: ['tracing.batch.maxQueueSize', 'integer'],
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: ['tracing.batch.maxExportBatchSize', 'integer'],
   GATEWAY_WATCH_CONFIG: ['reload.watchConfig', 'boolean']
 })
 

@@ -201,13 +201,29 @@ export const ConfigSchema = Type.Object({
     tracesEndpoint: Type.Optional(Type.String({ pattern: '^https?://', description: 'Full URL spans are POSTed to, over endpoint (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).' })),
     headers: Type.Record(Type.String(), Type.String(), { default: {}, description: 'Headers sent with every export, e.g. a vendor\'s API key (OTEL_EXPORTER_OTLP_HEADERS, `name=value,name=value`).' }),
     timeoutMs: PositiveMs('How long one export may take, retries included (OTEL_EXPORTER_OTLP_TIMEOUT).', 10_000),
-    serviceName: Type.String({ minLength: 1, default: 'tool-gateway', description: 'service.name of the spans (OTEL_SERVICE_NAME).' }),
+    serviceName: Type.Optional(Type.String({ minLength: 1, description: 'service.name of the spans (OTEL_SERVICE_NAME); unset: resourceAttributes\' service.name, else tool-gateway.' })),
     sampler: Type.Enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'], {
       default: 'parentbased_always_on',
       description: 'Which traces are recorded (OTEL_TRACES_SAMPLER); parentbased_* follow the caller\'s sampled flag.'
     }),
     samplerArg: Type.Number({ minimum: 0, maximum: 1, default: 1, description: 'The ratio of the *traceidratio samplers (OTEL_TRACES_SAMPLER_ARG).' }),
-    disabled: Type.Boolean({ default: false, description: 'No tracing even with an endpoint (OTEL_SDK_DISABLED).' })
+    disabled: Type.Boolean({ default: false, description: 'No tracing even with an endpoint (OTEL_SDK_DISABLED).' }),
+    exporter: Type.Enum(['otlp', 'none'], { default: 'otlp', description: 'Where spans go: OTLP/HTTP, or nowhere (OTEL_TRACES_EXPORTER; other exporters are not built in).' }),
+    protocol: Type.Enum(['http/protobuf', 'http/json'], {
+      default: 'http/protobuf',
+      description: 'The OTLP transport asked for (OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL); both are sent as OTLP/HTTP JSON, which every OTLP/HTTP receiver takes; gRPC is not built in.'
+    }),
+    compression: Type.Enum(['none', 'gzip'], { default: 'none', description: 'Compression of each export (OTEL_EXPORTER_OTLP_COMPRESSION, OTEL_EXPORTER_OTLP_TRACES_COMPRESSION).' }),
+    resourceAttributes: Type.Record(Type.String(), Type.String(), {
+      default: {},
+      description: 'Attributes of every span\'s resource, e.g. deployment.environment (OTEL_RESOURCE_ATTRIBUTES, `key=value,key=value`); serviceName wins over a service.name here.'
+    }),
+    batch: Type.Object({
+      scheduleDelayMs: Type.Integer({ minimum: 0, default: 5_000, description: 'Longest a finished span waits before its batch is exported (OTEL_BSP_SCHEDULE_DELAY).' }),
+      exportTimeoutMs: Type.Integer({ minimum: 1, default: 30_000, description: 'How long one batch export may take before it is given up (OTEL_BSP_EXPORT_TIMEOUT).' }),
+      maxQueueSize: Type.Integer({ minimum: 1, default: 2_048, description: 'Finished spans held for export; past it new ones are dropped and counted in the log (OTEL_BSP_MAX_QUEUE_SIZE).' }),
+      maxExportBatchSize: Type.Integer({ minimum: 1, default: 512, description: 'Spans per export, at most maxQueueSize (OTEL_BSP_MAX_EXPORT_BATCH_SIZE).' })
+    }, { additionalProperties: false, default: {}, description: 'The batch span processor\'s settings, as the OpenTelemetry SDKs name them.' })
   }, { additionalProperties: false, default: {}, description: 'OpenTelemetry spans of every HTTP request and tool call, exported over OTLP/HTTP; off unless an endpoint is set.' })
 }, { additionalProperties: false })
 

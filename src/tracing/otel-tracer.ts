@@ -24,6 +24,8 @@ const MAX_STATUS_MESSAGE = 500
 
 export interface OtelTracerOptions {
   serviceName?: string
+  /** More attributes of the resource (OTEL_RESOURCE_ATTRIBUTES); the service's name and version win. */
+  resourceAttributes?: Readonly<Record<string, string>>
   sampler?: TracingConfig['sampler']
   samplerArg?: number
   /** Where ended spans go: a BatchSpanProcessor over OTLP, or a SimpleSpanProcessor over memory in tests. */
@@ -107,7 +109,11 @@ class OtelTracer implements Tracer {
 
   constructor (options: OtelTracerOptions) {
     this.#provider = new TracerProvider({
-      resource: resourceFromAttributes({ 'service.name': options.serviceName ?? GATEWAY_IDENTITY.name, 'service.version': GATEWAY_IDENTITY.version }),
+      resource: resourceFromAttributes({
+        'service.version': GATEWAY_IDENTITY.version,
+        ...options.resourceAttributes,
+        'service.name': options.serviceName ?? options.resourceAttributes?.['service.name'] ?? GATEWAY_IDENTITY.name
+      }),
       sampler: samplerOf(options.sampler ?? 'parentbased_always_on', options.samplerArg ?? 1),
       spanProcessors: [options.processor]
     })

@@ -1,8 +1,9 @@
-// Tracing over OTLP/HTTP: spans are batched (BatchSpanProcessor: exported every few seconds or per
-// 512, off the request path) and POSTed to the configured endpoint; closing the gateway flushes
+// Tracing over OTLP/HTTP: spans are batched (BatchSpanProcessor: exported every tracing.batch
+// scheduleDelayMs or per maxExportBatchSize, off the request path) and POSTed to the configured endpoint; closing the gateway flushes
 // what is left. A failing receiver never fails a call; it is logged, at most once a minute.
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
+import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base'
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace'
 import type { Logger } from 'pino'
 import { withTimeout } from '../timers.ts'
@@ -50,12 +51,28 @@ class LoggedExporter implements SpanExporter {
 }
 
 export function createOtlpTracer (tracing: TracingConfig, url: string, logger: Logger): Tracer {
-  const exporter = new LoggedExporter(new OTLPTraceExporter({ url, headers: { ...tracing.headers }, timeoutMillis: tracing.timeoutMs }), logger, url)
+  const otlp = new OTLPTraceExporter({
+    url,
+    headers: { ...tracing.headers },
+    timeoutMillis: tracing.timeoutMs,
+    compression: tracing.compression === 'gzip' ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE
+  })
+  const exporter = new LoggedExporter(otlp, logger, url)
+  const { batch } = tracing
   const tracer = createOtelTracer({
     serviceName: tracing.serviceName,
+    resourceAttributes: tracing.resourceAttributes,
     sampler: tracing.sampler,
     samplerArg: tracing.samplerArg,
-    processor: new BatchSpanProcessor({ exporter })
+    // Set here, not left to the SDK: it reads no OTEL_BSP_* variable itself, and the gateway's
+    // configuration (file, then environment) is where an operator sets them.
+    processor: new BatchSpanProcessor({
+      exporter,
+      scheduledDelayMillis: batch.scheduleDelayMs,
+      exportTimeoutMillis: batch.exportTimeoutMs,
+      maxQueueSize: batch.maxQueueSize,
+      maxExportBatchSize: Math.min(batch.maxExportBatchSize, batch.maxQueueSize)
+    })
   })
   return {
     startRequest: tracer.startRequest.bind(tracer),

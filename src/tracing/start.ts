@@ -11,7 +11,7 @@ export type TracingConfig = GatewayConfig['tracing']
  * (as the OTLP specification has exporters do); undefined when neither is set or tracing is disabled.
  */
 export function tracesUrlOf (tracing: TracingConfig): string | undefined {
-  if (tracing.disabled) return undefined
+  if (tracing.disabled || tracing.exporter === 'none') return undefined
   if (tracing.tracesEndpoint !== undefined) return tracing.tracesEndpoint
   if (tracing.endpoint === undefined) return undefined
   return `${tracing.endpoint.replace(/\/+$/, '')}/v1/traces`
@@ -22,6 +22,6 @@ export async function startTracing (tracing: TracingConfig, logger: Logger): Pro
   const url = tracesUrlOf(tracing)
   if (url === undefined) return undefined
   const { createOtlpTracer } = await import('./otlp.ts')
-  logger.info({ url, serviceName: tracing.serviceName, sampler: tracing.sampler }, 'tracing: spans exported over OTLP/HTTP')
+  logger.info({ url, serviceName: tracing.serviceName, sampler: tracing.sampler, encoding: 'json', compression: tracing.compression, scheduleDelayMs: tracing.batch.scheduleDelayMs }, 'tracing: spans exported over OTLP/HTTP')
   return createOtlpTracer(tracing, url, logger)
 }

@@ -8,6 +8,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config/load.ts'
 import { InvalidConfigError } from '../../src/errors.ts'
@@ -17,7 +18,7 @@ import { captureLogger } from '../helpers/logger.ts'
 import { fixtureTool } from '../helpers/tools.ts'
 import { CALLER_TRACE_ID, CALLER_TRACEPARENT } from '../helpers/tracing.ts'
 
-interface Export { path: string, headers: IncomingHttpHeaders, body: string }
+interface Export { path: string, headers: IncomingHttpHeaders, body: string, at: number }
 
 /** A tiny OTLP/HTTP receiver: records every POST and answers 200 {}. */
 async function receiver (t: TestContext): Promise<{ url: string, exports: Export[] }> {
@@ -26,7 +27,9 @@ async function receiver (t: TestContext): Promise<{ url: string, exports: Export
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
-      exports.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') })
+      const raw = Buffer.concat(chunks)
+      const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw
+      exports.push({ path: req.url ?? '', headers: req.headers, body: body.toString('utf8'), at: performance.now() })
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
     })
   })
@@ -115,4 +118,57 @@ test('tracing configuration: the OTEL_* variables over the file\'s tracing secti
   await assert.rejects(loadConfig({ env: { OTEL_TRACES_SAMPLER: 'sometimes' }, cwd: dir }), /OTEL_TRACES_SAMPLER/)
   await assert.rejects(loadConfig({ env: { OTEL_TRACES_SAMPLER_ARG: '2' }, cwd: dir }), /OTEL_TRACES_SAMPLER_ARG/)
   await assert.rejects(loadConfig({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, cwd: dir }), /OTEL_EXPORTER_OTLP_ENDPOINT/)
+})
+
+test('the other standard variables: OTEL_BSP_SCHEDULE_DELAY sends the batch that soon, OTEL_RESOURCE_ATTRIBUTES, the traces-specific headers and gzip', async (t) => {
+  const otlp = await receiver(t)
+  const dir = await mkdtemp(join(tmpdir(), 'gw-otlp-bsp-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const env = {
+    TOOLS_DIR: dir,
+    WORKSPACE_ROOT: join(dir, 'workspace'),
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    OTEL_EXPORTER_OTLP_HEADERS: 'x-general=general',
+    OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-traces=traces',
+    OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: 'gzip',
+    OTEL_BSP_SCHEDULE_DELAY: '200',
+    OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=staging,service.name=from-resource,service.namespace=tools'
+  }
+  const config = await loadConfig({ env, cwd: dir })
+  const app = await buildApp(config, { logger: createLogger(config, captureLogger('info').stream), env })
+  t.after(() => app.close())
+  app.gateway.registry.register(fixtureTool('echo'))
+  const called = performance.now()
+  assert.equal((await app.inject({ method: 'POST', url: '/dispatch/echo', payload: { text: 'hi' } })).statusCode, 200)
+  const deadline = called + 3_000
+  while (otlp.exports.length === 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+  assert.equal(otlp.exports.length, 1, 'exported without a close, well before the default 5 s')
+  const [sent] = otlp.exports
+  assert.ok(sent.at - called < 2_000, `exported ${Math.round(sent.at - called)} ms after the call`)
+  assert.equal(sent.headers['content-encoding'], 'gzip')
+  assert.equal(sent.headers['x-traces'], 'traces', 'the traces-specific headers win')
+  assert.equal(sent.headers['x-general'], undefined)
+  const resource = Object.fromEntries((JSON.parse(sent.body) as OtlpBody).resourceSpans[0].resource.attributes.map((a) => [a.key, a.value.stringValue]))
+  assert.equal(resource['deployment.environment'], 'staging')
+  assert.equal(resource['service.namespace'], 'tools')
+  assert.equal(resource['service.name'], 'from-resource', 'without OTEL_SERVICE_NAME, the resource attributes name the service')
+})
+
+test('OTEL_TRACES_EXPORTER=none turns tracing off; transports and values the gateway cannot honour are refused naming the variable', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-otel-refused-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.internal:4318' }
+  assert.equal(tracesUrlOf((await loadConfig({ env: { ...endpoint, OTEL_TRACES_EXPORTER: 'none' }, cwd: dir })).tracing), undefined)
+  assert.equal((await loadConfig({ env: { ...endpoint, OTEL_BSP_MAX_QUEUE_SIZE: '64', OTEL_BSP_EXPORT_TIMEOUT: '700' }, cwd: dir })).tracing.batch.maxQueueSize, 64)
+  for (const [name, value] of [
+    ['OTEL_TRACES_EXPORTER', 'zipkin'],
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
+    ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'grpc'],
+    ['OTEL_EXPORTER_OTLP_COMPRESSION', 'brotli'],
+    ['OTEL_BSP_SCHEDULE_DELAY', 'soon'],
+    ['OTEL_BSP_MAX_QUEUE_SIZE', '0'],
+    ['OTEL_RESOURCE_ATTRIBUTES', 'no-equals-sign']
+  ]) {
+    await assert.rejects(loadConfig({ env: { ...endpoint, [name]: value }, cwd: dir }), (err: Error) => err instanceof InvalidConfigError && err.message.includes(name), `${name}=${value}`)
+  }
 })
