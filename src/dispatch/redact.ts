@@ -10,14 +10,16 @@ export const REDACTED = '[redacted]'
 export const MIN_SECRET_LENGTH = 4
 
 // Value characters stop at quotes, separators, whitespace and backslashes (never half an escape).
+// A known prefix is enough, whatever the length after it: a short or truncated token is still a
+// credential (or most of one), and these prefixes name nothing else.
 const CREDENTIAL_SHAPES: readonly RegExp[] = [
-  /\bgh[pousr]_[A-Za-z0-9]{20,}/g, // GitHub tokens
-  /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
-  /\bsk-[A-Za-z0-9_-]{16,}/g, // OpenAI, Anthropic (sk-ant-...), and others' secret keys
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack
+  /\bgh[pousr]_[A-Za-z0-9]+/g, // GitHub tokens
+  /\bgithub_pat_[A-Za-z0-9_]+/g,
+  /\bsk-[A-Za-z0-9_-]+/g, // OpenAI, Anthropic (sk-ant-...), and others' secret keys
+  /\bxox[abposr]-[A-Za-z0-9-]+/g, // Slack
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, // AWS access key ids
-  /\bAIza[0-9A-Za-z_-]{30,}/g, // Google API keys
-  /\bglpat-[A-Za-z0-9_-]{20,}/g, // GitLab
+  /\bAIza[0-9A-Za-z_-]+/g, // Google API keys
+  /\bglpat-[A-Za-z0-9_-]+/g, // GitLab
   /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}/g, // JWTs
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g
 ]

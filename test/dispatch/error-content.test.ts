@@ -21,7 +21,11 @@ test('credential shapes are redacted, the names and schemes around them kept', (
     ['{"api_key": "k-123456"}', '{"api_key": "[redacted]"}'],
     ['password=hunter22 user=ada', 'password=[redacted] user=ada'],
     ['https://ada:s3cret@db.example.com/x', 'https://ada:[redacted]@db.example.com/x'],
-    ['jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl', 'jwt [redacted]']
+    ['jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl', 'jwt [redacted]'],
+    // A known prefix is enough, whatever the length: short and truncated tokens too.
+    ['bad credentials: ghp_abc123def456', 'bad credentials: [redacted]'],
+    ['key sk-projABC123xyz refused', 'key [redacted] refused'],
+    ['gho_x1 and glpat-abc and xoxp-1 and AIzaShort', '[redacted] and [redacted] and [redacted] and [redacted]']
   ]
   for (const [input, expected] of cases) assert.equal(redactText(input), expected, input)
 })
