@@ -16,6 +16,10 @@ export interface PostToolCallEvent extends PreToolCallEvent {
   durationMs: number
   status: DispatchStatus
   blocked?: { by: string, reason: string }
+  /** On every failure: what kind (the GW_ERR_* code, or a finer kind such as invalid_result_type)... */
+  error_type?: string
+  /** ...and why, as the envelope's error.message says. */
+  error_message?: string
 }
 export interface TransformToolResultEvent extends PreToolCallEvent { result: string, durationMs: number, status: CallStatus }
 

@@ -94,11 +94,21 @@ export interface StepResult {
   media?: CarriedMedia[]
   /** The owner of the pre_tool_call hook that blocked the call (for post_tool_call; never serialised). */
   blockedBy?: string
+  /** A finer kind of failure than the status's code, for post_tool_call's error_type (never serialised). */
+  errorType?: string
 }
 
-/** A failed step: the model reads `{"error": message}`, and the envelope's error says the same. */
-export function failed (status: FailedStatus, message: string): StepResult {
-  return { status, content: toolError(message), message }
+/**
+ * A failed step: the model reads `{"error": message}` (with `fields` beside it), and the
+ * envelope's error says the same.
+ */
+export function failed (status: FailedStatus, message: string, fields?: Record<string, unknown>): StepResult {
+  return { status, content: toolError(message, fields), message }
+}
+
+/** The GW_ERR_* code a failed status carries (what post_tool_call hooks get as error_type by default). */
+export function errorCodeOf (status: FailedStatus): string {
+  return FAILURES[status].code
 }
 
 /** The envelope status for an error raised around a call, by its code (else by its HTTP status). */
@@ -136,7 +146,7 @@ export function buildOutcome (tool: string, callId: string, result: StepResult, 
 }
 
 /** The `error` field of a `{"error": ...}` result, or the content itself. */
-function errorMessageOf (content: string): string {
+export function errorMessageOf (content: string): string {
   try {
     const parsed = JSON.parse(content) as { error?: unknown }
     if (typeof parsed?.error === 'string') return parsed.error

@@ -502,6 +502,16 @@ test('post_tool_call gets { tool, args, result, durationMs, status } for ok, err
   assert.deepEqual(events[2].args, { x: 1 })
   assert.match(events[3].result, /\/n: must be integer/)
   assert.match(events[4].result, /timed out after 5 ms/)
+  // Every failure says what kind and why, so that an audit hook need not parse the result.
+  assert.equal(events[0].error_type, undefined)
+  assert.deepEqual([events[1].error_type, events[1].error_message], ['GW_ERR_TOOL_FAILED', 'nope'])
+  assert.deepEqual([events[2].error_type, events[2].error_message], ['GW_ERR_BLOCKED', 'guarded'])
+  assert.equal(events[3].error_type, 'GW_ERR_INVALID_ARGUMENTS')
+  assert.match(events[3].error_message!, /\/n: must be integer/)
+  assert.deepEqual([events[4].error_type, events[4].error_message], ['GW_ERR_TIMEOUT', 'Tool stuck timed out after 5 ms'])
+  assert.equal(events[5].error_type, 'GW_ERR_CANCELLED')
+  assert.equal(events[6].error_type, 'GW_ERR_TOOL_NOT_FOUND')
+  assert.match(events[6].error_message!, /unknown-tool/)
   for (const event of events) assert.ok(Number.isInteger(event.durationMs) && event.durationMs >= 0)
 })
 
@@ -639,6 +649,8 @@ test('a handler returning a non-string: status error naming the type', async () 
     assert.equal(outcome.error!.code, 'GW_ERR_TOOL_FAILED')
     assert.match(outcome.error!.message, new RegExp(`returned ${type} instead of a string`))
     assert.match(String(errorField(outcome.content)), new RegExp(`returned ${type} instead of a string`))
+    const fields = JSON.parse(outcome.content) as Record<string, unknown>
+    assert.deepEqual([fields.error_type, fields.tool, fields.result_type], ['invalid_result_type', name, type], 'the structured fields beside the sentence')
   }
 })
 

@@ -282,7 +282,7 @@ test('post hook step: runs after next with tool, args, result, durationMs and st
   const result = await step(call, next)
   assert.deepEqual(result, { status: 'error', content: '{"error":"x"}' })
   assert.deepEqual(events, [{
-    tool: 'probe', args: { n: 2 }, callId: 'call_test', sessionId: undefined, result: '{"error":"x"}', durationMs: 8, status: 'error'
+    tool: 'probe', args: { n: 2 }, callId: 'call_test', sessionId: undefined, result: '{"error":"x"}', durationMs: 8, status: 'error', error_type: 'GW_ERR_TOOL_FAILED', error_message: 'x'
   }])
 })
 

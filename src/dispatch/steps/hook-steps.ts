@@ -1,9 +1,9 @@
 // The three hook points of a call as pipeline steps: veto before, observe and transform after, and
 // the observation of calls refused before any tool (unknown or unavailable), so that an audit log
 // or a policy sees every call. Pre hooks do not run for those: there is nothing left to veto.
-import type { HookRegistry } from '../hooks.ts'
+import type { HookRegistry, PostToolCallEvent } from '../hooks.ts'
 import type { CallState, Step } from '../pipeline.ts'
-import { CALL_STATUSES, failed, type CallStatus, type DispatchStatus, type StepResult } from '../outcome.ts'
+import { CALL_STATUSES, errorCodeOf, errorMessageOf, failed, type CallStatus, type DispatchStatus, type StepResult } from '../outcome.ts'
 import { parseArguments } from './parse-arguments.ts'
 
 function baseEvent (call: CallState) {
@@ -24,8 +24,14 @@ export function preHookStep (hooks: HookRegistry): Step {
   }
 }
 
-function postEvent (call: CallState, result: StepResult, now: () => number) {
-  const event = { ...baseEvent(call), result: result.content, durationMs: elapsed(call, now), status: result.status }
+/** error_type and error_message of a failed call, for hooks that audit failures without parsing the result. */
+function errorFields (result: StepResult): { error_type?: string, error_message?: string } {
+  if (result.status === 'ok') return {}
+  return { error_type: result.errorType ?? errorCodeOf(result.status), error_message: result.message ?? errorMessageOf(result.content) }
+}
+
+function postEvent (call: CallState, result: StepResult, now: () => number): PostToolCallEvent {
+  const event = { ...baseEvent(call), result: result.content, durationMs: elapsed(call, now), status: result.status, ...errorFields(result) }
   if (result.status !== 'blocked') return event
   // The tool never ran: a duration of 0, and who blocked it and why.
   return { ...event, durationMs: 0, blocked: { by: result.blockedBy ?? 'unknown', reason: result.message ?? result.content } }
@@ -55,7 +61,7 @@ export function refusedCallHookStep (hooks: HookRegistry, now: () => number): St
     if (!observed || OBSERVED.has(result.status)) return result
     const parsed = parseArguments(call.request.args)
     const args = 'args' in parsed ? parsed.args : {}
-    await hooks.runPost({ ...baseEvent(call), args, result: result.content, durationMs: elapsed(call, now), status: result.status }, call.logger)
+    await hooks.runPost({ ...baseEvent(call), args, result: result.content, durationMs: elapsed(call, now), status: result.status, ...errorFields(result) }, call.logger)
     return result
   }
 }

@@ -28,6 +28,9 @@ export interface InvokeOptions {
   running?: RunningCalls
 }
 
+/** The error_type of a handler that broke the contract by returning something else than a string. */
+export const INVALID_RESULT_TYPE = 'invalid_result_type'
+
 function typeName (value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'array'
@@ -64,7 +67,10 @@ function fromValue (entry: ToolEntry, value: unknown, maxMediaBytes: number): St
   // The usual answer first: a string costs one typeof more than it ever did.
   if (typeof value === 'string') return { status: isErrorResult(value) ? 'error' : 'ok', content: value }
   if (isMediaResult(value)) return withMedia(value, maxMediaBytes)
-  return failed('error', `Tool ${entry.name} returned ${typeName(value)} instead of a string or {text, media} (handlers must return a string, e.g. toolResult(data), or mediaResult(data, media))`)
+  const resultType = typeName(value)
+  const message = `Tool ${entry.name} returned ${resultType} instead of a string or {text, media} (handlers must return a string, e.g. toolResult(data), or mediaResult(data, media))`
+  // Structured beside the sentence: a client or an audit hook tells a broken tool from a refusal without parsing it.
+  return { ...failed('error', message, { error_type: INVALID_RESULT_TYPE, tool: entry.name, result_type: resultType }), errorType: INVALID_RESULT_TYPE }
 }
 
 /**
