@@ -1,6 +1,6 @@
 // Discovery's verdicts, remembered between starts: a start whose tool modules did not change spawns
 // no analysis child (a second Node process that loads the parser: the largest single cost of a
-// start, some 300 ms of wall time on two cores). A verdict depends on the module's text and on its
+// start). A verdict depends on the module's text and on its
 // extension (TypeScript or JavaScript), on the parser and on the rules that read its tree
 // (top-level-register.ts): the key hashes the first two, and a cache written by another parser
 // version or other rules is not read. The folder must be this user's alone, because a

@@ -99,11 +99,11 @@ test('listModuleFiles: a linked file counts (ConfigMap mounts are links), a link
   assert.deepEqual(await listModuleFiles(join(dir, 'tools')), ['linked.ts', 'own.ts'].map((name) => join(dir, 'tools', name)))
 })
 
-test('listModuleFiles: a missing folder rejects with ENOENT, a file with ENOTDIR', async (t) => {
+test('listModuleFiles: a missing folder rejects with ENOENT, a file with a configuration error naming it', async (t) => {
   const dir = await tempDir(t)
   await assert.rejects(listModuleFiles(join(dir, 'nope')), { code: 'ENOENT' })
   await writeFiles(dir, { 'file.ts': '' })
-  await assert.rejects(listModuleFiles(join(dir, 'file.ts')), { code: 'ENOTDIR' })
+  await assert.rejects(listModuleFiles(join(dir, 'file.ts')), { code: 'GW_ERR_INVALID_CONFIG', message: `The tool folder ${join(dir, 'file.ts')} is not a folder` })
 })
 
 test('discoverTools: imports self-registering modules only, skips broken ones and reports everything', async () => {

@@ -5,7 +5,8 @@
 import { Type, type Static } from 'typebox'
 import { foundToolNames, SEARCH_TOOL_NAME } from '../../search/search-tool.ts'
 import { MEDIA_MIME_TYPES } from '../media.ts'
-import { callChecker, checkedCalls, imagesOf, ParallelFlags, isObject, type Dialect } from './dialect.ts'
+import { isRecord } from '../../objects.ts'
+import { callChecker, checkedCalls, imagesOf, ParallelFlags, type Dialect } from './dialect.ts'
 
 export const AnthropicToolUse = Type.Object({
   type: Type.Literal('tool_use', { description: 'Always "tool_use".' }),
@@ -56,7 +57,7 @@ export const AnthropicAnswer = Type.Object({
 }, { description: 'Anthropic Messages answers.' })
 
 const check = callChecker<Static<typeof AnthropicToolUse>>(AnthropicToolUse)
-const isCall = (item: unknown): boolean => isObject(item) && item.type === 'tool_use'
+const isCall = (item: unknown): boolean => isRecord(item) && item.type === 'tool_use'
 
 export const anthropic: Dialect = {
   name: 'anthropic',

@@ -50,10 +50,6 @@ export const ParallelFlags = {
   parallel_tool_calls: Type.Optional(Type.Boolean({ description: 'As parallel, from a whole request or response that carries it.' }))
 }
 
-export function isObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 let ajv: Ajv | undefined
 
 /**

@@ -4,7 +4,8 @@
 // sounds a tool returned go beside it as the FunctionResponse's `parts`, each with `inlineData`.
 import { Type, type Static } from 'typebox'
 import type { DispatchOutcome } from '../outcome.ts'
-import { callChecker, checkedCalls, ParallelFlags, isObject, type Dialect } from './dialect.ts'
+import { isRecord } from '../../objects.ts'
+import { callChecker, checkedCalls, ParallelFlags, type Dialect } from './dialect.ts'
 
 export const GeminiFunctionCallPart = Type.Object({
   functionCall: Type.Object({
@@ -42,13 +43,13 @@ export const GeminiAnswer = Type.Object({
 }, { description: 'Gemini answers.' })
 
 const check = callChecker<Static<typeof GeminiFunctionCallPart>>(GeminiFunctionCallPart)
-const isCall = (item: unknown): boolean => isObject(item) && item.functionCall !== undefined
+const isCall = (item: unknown): boolean => isRecord(item) && item.functionCall !== undefined
 
 /** A failure's content is {"error": "..."}: its message goes in `error`; any other content as it is. */
 function errorOf (outcome: DispatchOutcome): string {
   try {
     const parsed = JSON.parse(outcome.content) as unknown
-    if (isObject(parsed) && typeof parsed.error === 'string') return parsed.error
+    if (isRecord(parsed) && typeof parsed.error === 'string') return parsed.error
   } catch {}
   return outcome.content
 }

@@ -5,7 +5,8 @@ import type { DispatchOutcome } from '../outcome.ts'
 import { BadRequestError } from '../../errors.ts'
 import { anthropic, AnthropicAnswer, AnthropicBody } from './anthropic.ts'
 import { chat, ChatAnswer, ChatBody } from './chat.ts'
-import { isObject, type AnswerOptions, type BatchCall, type Dialect } from './dialect.ts'
+import { isRecord } from '../../objects.ts'
+import { type AnswerOptions, type BatchCall, type Dialect } from './dialect.ts'
 import { gemini, GeminiAnswer, GeminiBody } from './gemini.ts'
 import { responses, ResponsesAnswer, ResponsesBody } from './responses.ts'
 
@@ -27,7 +28,7 @@ export interface ParsedBatch {
 /** The lists of a body where `dialect` may find calls, each with the name errors give it. */
 function listsOf (body: unknown, dialect: Dialect): Array<[unknown[], string]> {
   if (Array.isArray(body)) return dialect.bareArray ? [[body, 'body']] : []
-  if (!isObject(body)) return []
+  if (!isRecord(body)) return []
   const lists: Array<[unknown[], string]> = []
   for (const key of dialect.containers) {
     const value = body[key]
@@ -39,7 +40,7 @@ function listsOf (body: unknown, dialect: Dialect): Array<[unknown[], string]> {
 }
 
 function sequentialOf (body: unknown): boolean {
-  if (!isObject(body)) return false
+  if (!isRecord(body)) return false
   for (const flag of PARALLEL_FLAGS) {
     const value = body[flag]
     if (value !== undefined && typeof value !== 'boolean') throw new BadRequestError(`${flag} must be true or false (got ${JSON.stringify(value)?.slice(0, 40)})`)
@@ -49,7 +50,7 @@ function sequentialOf (body: unknown): boolean {
 }
 
 function toolReferencesOf (body: unknown, dialect: Dialect): boolean {
-  const value = isObject(body) ? body.tool_references : undefined
+  const value = isRecord(body) ? body.tool_references : undefined
   if (value === undefined) return false
   if (typeof value !== 'boolean') throw new BadRequestError(`tool_references must be true or false (got ${JSON.stringify(value)?.slice(0, 40)})`)
   if (value && dialect !== anthropic) throw new BadRequestError(`tool_references applies to Anthropic bodies only (Anthropic's tool search), not to ${dialect.name}`)

@@ -3,7 +3,8 @@
 // answers `output` as a list: its text as `input_text`, then each image as `input_image` (a data
 // URL). The Responses API takes no audio there: the text's note says where each sound is fetched.
 import { Type, type Static } from 'typebox'
-import { callChecker, checkedCalls, imagesOf, ParallelFlags, isObject, type Dialect } from './dialect.ts'
+import { isRecord } from '../../objects.ts'
+import { callChecker, checkedCalls, imagesOf, ParallelFlags, type Dialect } from './dialect.ts'
 
 export const ResponsesFunctionCall = Type.Object({
   type: Type.Literal('function_call', { description: 'Always "function_call".' }),
@@ -44,11 +45,11 @@ export const ResponsesAnswer = Type.Object({
 }, { description: 'OpenAI Responses answers.' })
 
 const check = callChecker<Static<typeof ResponsesFunctionCall>>(ResponsesFunctionCall)
-const isCall = (item: unknown): boolean => isObject(item) && item.type === 'function_call'
+const isCall = (item: unknown): boolean => isRecord(item) && item.type === 'function_call'
 
 /** The call ids a list already answers: a whole request's input holds the earlier turns too. */
 function answeredIn (list: readonly unknown[]): Set<unknown> {
-  return new Set(list.filter((item) => isObject(item) && item.type === 'function_call_output').map((item) => (item as { call_id?: unknown }).call_id))
+  return new Set(list.filter((item) => isRecord(item) && item.type === 'function_call_output').map((item) => (item as { call_id?: unknown }).call_id))
 }
 
 export const responses: Dialect = {

@@ -1,6 +1,6 @@
 // The threads that run the regular expressions of searches (regex-thread.ts says why a thread).
-// Starting one costs a V8 isolate and a Node bootstrap (some 60 ms of CPU, more in wall time on a
-// loaded machine), more than matching the files of a whole search; so threads are kept and reused.
+// Starting one costs a V8 isolate and a Node bootstrap, more than matching the files of a whole
+// search; so threads are kept and reused.
 //
 // One job (a batch of texts or paths with its pattern) has a thread to itself while it runs: a job
 // never waits behind another search's, and a thread is never shared by two jobs, so killing it at a

@@ -1,7 +1,7 @@
 // The content side of search_files: reads the walked files in order, checks each opened file is
 // still inside the workspace, skips what is not text, and has a pooled thread (regex-pool.ts) match
 // them a batch at a time. A batch costs one round trip to the thread where a file each cost one
-// (some 65 µs of CPU and a thread wake-up each, more than matching a small file), and the next
+// (a message and a thread wake-up each, more than matching a small file), and the next
 // batch is read while the thread matches the last. What a batch holds is bounded (BATCH_TEXTS
 // files, about BATCH_CHARS characters), and so is what is read ahead.
 //
