@@ -1,6 +1,6 @@
 // Coerces the loosely typed arguments a model sends toward the types of the tool's parameters (REFERENCE §7).
 import type { JsonSchema } from '../registry/types.ts'
-import { matchesType, ownValue, resolveSchema, typeCandidates } from './schema-types.ts'
+import { exceedsMaxItems, matchesType, ownValue, resolveSchema, typeCandidates } from './schema-types.ts'
 import type { TypeCandidate } from './schema-types.ts'
 import { isRecord } from '../objects.ts'
 
@@ -16,6 +16,8 @@ const DECIMAL_LITERAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
 
 interface Context {
   root: JsonSchema
+  /** Each subschema's types, read once per call: the members of an array share one schema. */
+  candidates: Map<unknown, TypeCandidate[] | undefined>
 }
 
 /**
@@ -28,7 +30,7 @@ export function coerceArguments (args: Record<string, unknown>, parameters: Json
   try {
     const root = isRecord(parameters) ? parameters : {}
     const schema = resolveSchema(root, root)
-    const coerced = schema === undefined ? args : coerceProperties(args, schema, { root }, 0)
+    const coerced = schema === undefined ? args : coerceProperties(args, schema, { root, candidates: new Map() }, 0)
     return coerced === args ? { ...args } : coerced
   } catch {
     return { ...args }
@@ -51,8 +53,7 @@ function coerceValue (value: unknown, schema: unknown, ctx: Context, depth: numb
  */
 function coerceSlot (value: unknown, schema: unknown, ctx: Context, depth: number): unknown {
   if (depth > MAX_VALUE_DEPTH) return value
-  const resolved = resolveSchema(schema, ctx.root)
-  const candidates = resolved === undefined ? undefined : typeCandidates(resolved, ctx.root)
+  const candidates = candidatesOf(schema, ctx)
   if (candidates === undefined) return value
 
   const matching = candidates.filter((candidate) => matchesType(value, candidate.type))
@@ -65,6 +66,14 @@ function coerceSlot (value: unknown, schema: unknown, ctx: Context, depth: numbe
     if (converted !== UNCHANGED) return converted
   }
   return value
+}
+
+function candidatesOf (schema: unknown, ctx: Context): TypeCandidate[] | undefined {
+  if (ctx.candidates.has(schema)) return ctx.candidates.get(schema)
+  const resolved = resolveSchema(schema, ctx.root)
+  const candidates = resolved === undefined ? undefined : typeCandidates(resolved, ctx.root)
+  ctx.candidates.set(schema, candidates)
+  return candidates
 }
 
 /**
@@ -169,6 +178,7 @@ function itemSchemas (schema: JsonSchema): { tuple: unknown[], rest: unknown } {
 
 /** Coerces members copy-on-write: an array with nothing to change comes back as the same array. */
 function coerceItems (array: unknown[], schema: JsonSchema, ctx: Context, depth: number): unknown[] {
+  if (exceedsMaxItems(array, schema)) return array
   const { tuple, rest } = itemSchemas(schema)
   let result: unknown[] | undefined
   for (let i = 0; i < array.length; i++) {

@@ -5,7 +5,7 @@
 // requires the property, or where null is a real value the schema allows, stays as it is.
 import type { JsonSchema } from '../registry/types.ts'
 import { isRecord } from '../objects.ts'
-import { ownValue, resolveSchema } from './schema-types.ts'
+import { exceedsMaxItems, ownValue, resolveSchema } from './schema-types.ts'
 
 // Values come from a model: bound the walk, as coercion does.
 const MAX_DEPTH = 64
@@ -45,7 +45,7 @@ function dropInValue (value: unknown, schema: unknown, root: JsonSchema, depth: 
   if (!Array.isArray(value)) return value
   const resolved = resolveSchema(schema, root)
   const items = resolved === undefined ? undefined : ownValue(resolved, 'items')
-  if (!isRecord(items)) return value
+  if (!isRecord(items) || exceedsMaxItems(value, resolved!)) return value
   let changed = false
   const out = value.map((item) => {
     const next = isRecord(item) ? dropInObject(item, items, root, depth + 1) : item

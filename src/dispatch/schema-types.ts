@@ -93,6 +93,16 @@ export function typeCandidates (schema: JsonSchema, root: JsonSchema): TypeCandi
   return collectCandidates(schema, root, 0)
 }
 
+/**
+ * Whether an array is longer than its (resolved) schema's `maxItems`: validation refuses it whatever
+ * its members, so walking them (to coerce them, or drop their nulls) would be work spent on a call
+ * that fails anyway, and a body of half a million members makes that work seconds.
+ */
+export function exceedsMaxItems (array: readonly unknown[], schema: JsonSchema): boolean {
+  const maxItems = ownValue(schema, 'maxItems')
+  return typeof maxItems === 'number' && array.length > maxItems
+}
+
 /** Whether a value is of a JSON-Schema type, with Ajv's meaning of `integer` and `object`. */
 export function matchesType (value: unknown, type: JsonType): boolean {
   switch (type) {

@@ -358,3 +358,10 @@ test('coerce: a getter that throws keeps the original value', () => {
   const result = coerceArguments(args, { type: 'object', properties })
   assert.deepStrictEqual(result, { a: 1, b: '2' })
 })
+
+test('coerce: an array longer than its maxItems is left as it is, its members not walked (validation refuses it)', () => {
+  const parameters: JsonSchema = { type: 'object', properties: { ids: { type: 'array', items: { type: 'integer' }, maxItems: 3 } } }
+  const long = ['1', '2', '3', '4']
+  assert.equal(coerceArguments({ ids: long }, parameters).ids, long)
+  assert.deepEqual(coerceArguments({ ids: ['1', '2', '3'] }, parameters).ids, [1, 2, 3], 'within maxItems: coerced as ever')
+})

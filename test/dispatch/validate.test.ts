@@ -172,3 +172,20 @@ test('a schema that declares a dialect Ajv has no meta-schema for still validate
     if (!bad.valid) assert.equal(bad.schemaBroken, false, $schema)
   }
 })
+
+test('huge arguments: the message names the first failure and says not every value was checked', () => {
+  const urls = { type: 'object', properties: { urls: { type: 'array', items: { type: 'string' }, maxItems: 5 } } }
+  const result = validateArguments({ urls: Array.from({ length: 500_000 }, () => 1) }, urls)
+  assert.equal(result.valid, false)
+  if (result.valid) return
+  assert.deepEqual(result.paths, ['/urls'])
+  assert.equal(result.message, 'invalid arguments: /urls: must NOT have more than 5 items (the first failure found; the arguments hold more than 10000 values, so they were not all checked)')
+})
+
+test('arguments just under the report limit still get every failure named', () => {
+  const items = { type: 'object', properties: { list: { type: 'array', items: { type: 'string' } } } }
+  const result = validateArguments({ list: Array.from({ length: 9_000 }, () => 1) }, items)
+  assert.equal(result.valid, false)
+  if (result.valid) return
+  assert.match(result.message, /\/list\/0: must be string; .*; and 8990 more failures$/)
+})
