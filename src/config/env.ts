@@ -14,6 +14,7 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   SEARCH_TOOL: ['searchTool', 'boolean'],
   WORKSPACE_ROOT: ['workspaceRoot', 'string'],
   WORKSPACE_MAX_BYTES: ['workspaceMaxBytes', 'integer'],
+  WORKSPACE_MAX_FILES: ['workspaceMaxFiles', 'integer'],
   BODY_LIMIT_BYTES: ['http.bodyLimitBytes', 'integer'],
   ALLOWED_HOSTS: ['http.allowedHosts', 'list'],
   TRUST_PROXY: ['http.trustProxy', 'list'],

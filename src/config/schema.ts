@@ -74,6 +74,7 @@ export const ConfigSchema = Type.Object({
   searchTool: Type.Boolean({ default: false, description: 'Serve the search_tools tool (toolset `discovery`), with which a model finds tools for a task on demand; for large catalogues (SEARCH_TOOL).' }),
   workspaceRoot: Type.String({ minLength: 1, default: './workspace', description: 'The only folder file tools may touch (WORKSPACE_ROOT); created on first use.' }),
   workspaceMaxBytes: Type.Integer({ minimum: 1, default: 1_073_741_824, description: 'Most bytes the files of the workspace may hold together; write_file and patch refuse a write past it (WORKSPACE_MAX_BYTES).' }),
+  workspaceMaxFiles: Type.Integer({ minimum: 1, default: 250_000, description: 'Most files and folders the workspace may hold together; write_file and patch refuse to create one past it (WORKSPACE_MAX_FILES).' }),
   http: Type.Object({
     bodyLimitBytes: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'Largest request body; larger answers 413 (BODY_LIMIT_BYTES).' }),
     batchConcurrency: Type.Integer({ minimum: 1, maximum: 256, default: 8, description: 'Calls of one POST /dispatch batch run at once (BATCH_CONCURRENCY).' }),

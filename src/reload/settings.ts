@@ -12,7 +12,7 @@ import { isRecord, sortedJson } from '../objects.ts'
 
 /** Fields (dotted paths) a reload applies; changes below them are reported under these names. */
 export const APPLIED_FIELDS: readonly string[] = Object.freeze([
-  'toolsDir', 'extraToolsDirs', 'mcpServers', 'toolsets', 'tools', 'dispatch', 'web', 'terminal', 'workspaceMaxBytes',
+  'toolsDir', 'extraToolsDirs', 'mcpServers', 'toolsets', 'tools', 'dispatch', 'web', 'terminal', 'workspaceMaxBytes', 'workspaceMaxFiles',
   'auth.keys', 'logging.secretEnv'
 ])
 
@@ -81,7 +81,7 @@ export function applySettings (gateway: Gateway, authenticator: Authenticator, n
         live.logging.secretEnv = next.logging.secretEnv
         break
       default:
-        // Top-level fields read where they are used: toolsDir, extraToolsDirs, mcpServers, web, terminal, workspaceMaxBytes.
+        // Top-level fields read where they are used: toolsDir, extraToolsDirs, mcpServers, web, terminal, workspaceMaxBytes, workspaceMaxFiles.
         (live as Record<string, unknown>)[field] = (next as Record<string, unknown>)[field]
     }
   }

@@ -3,7 +3,8 @@
 import { registry, toolResult } from '../../src/registry/index.ts'
 import { configOf } from '../../src/config/of.ts'
 import type { GatewayConfig } from '../../src/config/schema.ts'
-import { ensureParentFolders, writeFileAtomic } from './lib/atomic-write.ts'
+import { writeFileAtomic } from './lib/atomic-write.ts'
+import { countedWrite, quotaOf } from './lib/counted-write.ts'
 import { failure, FileToolError } from './lib/errors.ts'
 import { closestInWorker } from './lib/edit-pool.ts'
 import { readTextForEdit } from './lib/file-io.ts'
@@ -30,24 +31,24 @@ async function preview (path: string, before: string, after: string): Promise<st
   return `${body.slice(0, cut > 0 ? cut : PREVIEW_CHARS)}\n… (preview cut)`
 }
 
-/** Writes the planned contents, counted against the quota first (given back when a write fails). */
-async function writeCounted (workspace: Workspace, maxBytes: number, files: Array<{ resolved: ResolvedPath, after: string }>, input: string): Promise<void> {
-  const delta = files.reduce((sum, file) => sum + Buffer.byteLength(file.after) - (file.resolved.stats?.size ?? 0), 0)
-  const undo = await (await workspace.usage).reserve(delta, maxBytes, input)
-  try {
-    for (const file of files) await writeFileAtomic(file.resolved.real, file.after, file.resolved.stats, workspace.real)
-  } catch (error) {
-    undo()
-    throw error
+/** Writes the planned contents under the quotas, creating the folders new files need (none left behind when a write fails). */
+async function writeCounted (workspace: Workspace, config: GatewayConfig, files: Array<{ resolved: ResolvedPath, after: string, created?: boolean }>, input: string): Promise<void> {
+  const plan = {
+    bytes: files.reduce((sum, file) => sum + Buffer.byteLength(file.after) - (file.resolved.stats?.size ?? 0), 0),
+    newFiles: files.filter((file) => file.resolved.stats === undefined).length,
+    foldersFor: files.filter((file) => file.created === true).map((file) => file.resolved)
   }
+  await countedWrite(workspace, quotaOf(config), input, plan, async () => {
+    for (const file of files) await writeFileAtomic(file.resolved.real, file.after, file.resolved.stats, workspace.real)
+  })
 }
 
-async function replaceMode ({ workspaceRoot, workspaceMaxBytes }: GatewayConfig, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+async function replaceMode (config: GatewayConfig, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
   const path = args.path as string | undefined
   if (path === undefined) throw new FileToolError('path is required in replace mode: the file to edit')
   if (typeof args.old_string !== 'string') throw new FileToolError('old_string is required in replace mode: the exact text to replace', { path })
   if (typeof args.new_string !== 'string') throw new FileToolError('new_string is required in replace mode: the text to put instead (may be empty)', { path })
-  const { workspace, resolved } = await openAndResolve(workspaceRoot, path)
+  const { workspace, resolved } = await openAndResolve(config.workspaceRoot, path)
   requireFile(resolved, 'patch edits a file.')
   const before = await readTextForEdit(resolved)
   const findClosest = (text: string, needle: string): ReturnType<typeof closestInWorker> => closestInWorker(text, needle, signal)
@@ -56,7 +57,7 @@ async function replaceMode ({ workspaceRoot, workspaceMaxBytes }: GatewayConfig,
     throw new FileToolError(`The edited file would be larger than ${FILE_LIMITS.maxWriteBytes} bytes; nothing was changed.`, { path })
   }
   if (signal.aborted) throw signal.reason
-  await writeCounted(workspace, workspaceMaxBytes, [{ resolved, after: replaced.text }], path)
+  await writeCounted(workspace, config, [{ resolved, after: replaced.text }], path)
   const diff = await preview(resolved.relative, before, replaced.text)
   return toolResult({
     path: resolved.relative,
@@ -67,17 +68,16 @@ async function replaceMode ({ workspaceRoot, workspaceMaxBytes }: GatewayConfig,
   })
 }
 
-async function diffMode ({ workspaceRoot, workspaceMaxBytes }: GatewayConfig, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+async function diffMode (config: GatewayConfig, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
   if (typeof args.patch !== 'string' || args.patch.trim() === '') {
     throw new FileToolError('patch is required in patch mode: a unified diff ("--- a/file", "+++ b/file", "@@ ... @@" hunks)')
   }
-  const workspace = await openWorkspace(workspaceRoot)
+  const workspace = await openWorkspace(config.workspaceRoot)
   const planned = await planUnifiedPatch(workspace, args.patch, args.path as string | undefined, signal)
   if (signal.aborted) throw signal.reason
   // Every hunk of every file applied in memory; only now does anything touch the disk.
   const changed = planned.filter((file) => file.created || file.after !== file.before)
-  for (const file of changed) if (file.created) await ensureParentFolders(workspace, file.resolved)
-  await writeCounted(workspace, workspaceMaxBytes, changed, changed[0]?.resolved.input ?? '')
+  await writeCounted(workspace, config, changed, changed[0]?.resolved.input ?? '')
   return toolResult({
     mode: 'patch',
     files: planned.map((file) => ({ path: file.resolved.relative, hunks_applied: file.hunks, created: file.created })),

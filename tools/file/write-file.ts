@@ -4,23 +4,13 @@
 // careful way, which walks the path, follows a link inside, creates folders and says why it refuses.
 import { registry, toolResult } from '../../src/registry/index.ts'
 import { configOf } from '../../src/config/of.ts'
-import { ensureParentFolders, holdTargetBeneath, replaceInFolder, writeFileAtomic } from './lib/atomic-write.ts'
+import { holdTargetBeneath, replaceInFolder, writeFileAtomic } from './lib/atomic-write.ts'
+import { countedWrite, quotaOf } from './lib/counted-write.ts'
 import { failure, FileToolError, showPath } from './lib/errors.ts'
 import { FILE_LIMITS } from './lib/limits.ts'
 import { canOpenBeneath } from './lib/open-beneath.ts'
 import { checkPathText, lexicalInWorkspace, openAndResolve } from './lib/paths.ts'
-import { workspaceOf, type Workspace } from './lib/workspace.ts'
-
-/** Runs `write` with `delta` bytes counted against the quota first, given back when it fails. */
-async function writeCounted (workspace: Workspace, maxBytes: number, delta: number, path: string, write: () => Promise<void>): Promise<void> {
-  const undo = await (await workspace.usage).reserve(delta, maxBytes, path)
-  try {
-    await write()
-  } catch (error) {
-    undo()
-    throw error
-  }
-}
+import { workspaceOf } from './lib/workspace.ts'
 
 registry.register({
   name: 'write_file',
@@ -57,14 +47,17 @@ registry.register({
       if (bytes > FILE_LIMITS.maxWriteBytes) {
         throw new FileToolError(`content is ${bytes} bytes, more than the ${FILE_LIMITS.maxWriteBytes}-byte limit of write_file; nothing was written`, { path })
       }
-      const { workspaceRoot, workspaceMaxBytes } = configOf(ctx)
+      const config = configOf(ctx)
+      const { workspaceRoot } = config
+      const quota = quotaOf(config)
       checkPathText(path)
       const kept = await workspaceOf(workspaceRoot)
       const lexical = lexicalInWorkspace(kept, path)
       const held = canOpenBeneath(kept.real) ? await holdTargetBeneath(kept.real, lexical) : undefined
       if (held !== undefined) {
         try {
-          await writeCounted(kept, workspaceMaxBytes, bytes - (held.previous?.size ?? 0), path, async () => {
+          const plan = { bytes: bytes - (held.previous?.size ?? 0), newFiles: held.previous === undefined ? 1 : 0 }
+          await countedWrite(kept, quota, path, plan, async () => {
             if (ctx.signal.aborted) throw ctx.signal.reason
             await replaceInFolder(held.folder, held.name, content, held.previous, kept.real, path)
           })
@@ -77,9 +70,8 @@ registry.register({
       if (resolved.stats?.isDirectory() === true) {
         throw new FileToolError(`${showPath(path)} is a folder; give the path of a file inside it`, { path })
       }
-      let createdFolders: string[] = []
-      await writeCounted(workspace, workspaceMaxBytes, bytes - (resolved.stats?.size ?? 0), path, async () => {
-        createdFolders = await ensureParentFolders(workspace, resolved)
+      const plan = { bytes: bytes - (resolved.stats?.size ?? 0), newFiles: resolved.stats === undefined ? 1 : 0, foldersFor: [resolved] }
+      const createdFolders = await countedWrite(workspace, quota, path, plan, async () => {
         if (ctx.signal.aborted) throw ctx.signal.reason
         await writeFileAtomic(resolved.real, content, resolved.stats, workspace.real)
       })

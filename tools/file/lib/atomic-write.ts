@@ -5,7 +5,7 @@
 // folder (confine.ts), so a folder swapped for a link meanwhile cannot make either land outside.
 // Missing parent folders are created one by one the same way, each checked to be a real folder.
 import type { Stats } from 'node:fs'
-import { lstat, mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises'
+import { lstat, mkdir, open, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import { checkOpenedInside, holdFolder, type HeldFolder } from './confine.ts'
 import { FileToolError, showPath } from './errors.ts'
@@ -13,10 +13,44 @@ import { workspaceRelative, type ResolvedPath } from './paths.ts'
 import { tempNameFor } from './temp-names.ts'
 import type { Workspace } from './workspace.ts'
 
-/** Creates the missing folders above `resolved` and returns them, workspace-relative. */
-export async function ensureParentFolders (workspace: Workspace, resolved: ResolvedPath): Promise<string[]> {
+/** How many folders above `resolved` do not exist yet: what creating them will add to the workspace. */
+export async function missingParentFolders (workspace: Workspace, resolved: ResolvedPath): Promise<number> {
   const parts = relative(workspace.real, dirname(resolved.real)).split(sep).filter((part) => part !== '')
-  const created: string[] = []
+  let current = workspace.real
+  for (let i = 0; i < parts.length; i++) {
+    current = join(current, parts[i])
+    const exists = await lstat(current).then(() => true, () => false)
+    if (!exists) return parts.length - i
+  }
+  return 0
+}
+
+/**
+ * Removes folders a failed write created (workspace-relative, as ensureParentFolders returned them),
+ * deepest first, each through its held parent; a folder something else has filled meanwhile stays.
+ */
+export async function removeCreatedFolders (workspace: Workspace, created: readonly string[]): Promise<void> {
+  for (const folder of [...created].reverse()) {
+    const path = join(workspace.real, ...folder.split('/'))
+    try {
+      const parent = await holdFolder(dirname(path), workspace.real, folder)
+      try {
+        await rmdir(parent.at(basename(path)))
+      } finally {
+        await parent.close()
+      }
+    } catch {
+      return // not empty, or gone: the folders above it are not empty either
+    }
+  }
+}
+
+/**
+ * Creates the missing folders above `resolved` and returns them, workspace-relative. Each is added
+ * to `created` as soon as it exists, so a caller still knows what was made when a later one fails.
+ */
+export async function ensureParentFolders (workspace: Workspace, resolved: ResolvedPath, created: string[] = []): Promise<string[]> {
+  const parts = relative(workspace.real, dirname(resolved.real)).split(sep).filter((part) => part !== '')
   let current = workspace.real
   for (const part of parts) {
     // mkdir through the held parent: it cannot create a folder anywhere else.
