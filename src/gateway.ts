@@ -53,6 +53,21 @@ async function disposeTools (registry: ToolRegistry, logger: Logger): Promise<vo
   }
 }
 
+/**
+ * Lets every tool tidy up after an earlier run, in the background; one that fails is logged. A
+ * `prepare` shared by several tools (one function object) runs once.
+ */
+function prepareTools (registry: ToolRegistry, config: GatewayConfig, logger: Logger): void {
+  const seen = new Set<unknown>()
+  for (const entry of registry.snapshot().tools.values()) {
+    if (entry.prepare === undefined || seen.has(entry.prepare)) continue
+    seen.add(entry.prepare)
+    Promise.resolve().then(async () => { await entry.prepare?.({ config }) }).catch((err: unknown) => {
+      logger.error({ err, tool: entry.name }, 'tool prepare failed')
+    })
+  }
+}
+
 /** `env`: where the values of the secret environment variables are read. */
 export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env): Gateway {
   const registry = new ToolRegistry({ logger: logger.child({ component: 'registry' }) })
@@ -99,6 +114,7 @@ export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJ
         logger: logger.child({ component: 'plugins' }),
         config
       })
+      prepareTools(registry, config, logger)
       return { builtins, plugins }
     },
     async stop () {

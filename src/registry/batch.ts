@@ -94,6 +94,7 @@ function createEntry (options: RegisterOptions, origin: ToolOrigin): ToolEntry {
     maxResultSizeChars: options.maxResultSizeChars ?? DEFAULT_MAX_RESULT_SIZE_CHARS,
     timeoutMs: options.timeoutMs,
     dynamicSchemaOverrides: options.dynamicSchemaOverrides,
+    prepare: options.prepare,
     dispose: options.dispose,
     annotations: copyAnnotations(options.annotations),
     origin

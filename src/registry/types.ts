@@ -150,6 +150,12 @@ export interface RegisterOptions {
   timeoutMs?: number
   /** Shallow-merged onto the schema at every definitions pass; a throw falls back to the static schema. */
   dynamicSchemaOverrides?: () => Partial<ToolSchema> & Record<string, unknown>
+  /**
+   * Called once when the gateway starts, once every tool is loaded, with its configuration: tidy
+   * what a call killed in an earlier run left (temp files). It runs beside the first requests, not
+   * before them; a throw is logged.
+   */
+  prepare?: (ctx: CheckContext) => Promise<void> | void
   /** Called once when the gateway shuts down: release what the tool holds (child processes, sockets). */
   dispose?: () => Promise<void> | void
   /** Hints about its behaviour for clients (shown in /tools, sent to MCP clients); none declared means the MCP defaults. */
@@ -172,6 +178,7 @@ export interface ToolEntry {
   readonly maxResultSizeChars: number
   readonly timeoutMs?: number
   readonly dynamicSchemaOverrides?: () => Partial<ToolSchema> & Record<string, unknown>
+  readonly prepare?: (ctx: CheckContext) => Promise<void> | void
   readonly dispose?: () => Promise<void> | void
   /** The declared hints only (frozen; empty when none). */
   readonly annotations: Readonly<ToolAnnotations>

@@ -31,6 +31,7 @@ export function validateRegistration (options: RegisterOptions): void {
   if (options.dynamicSchemaOverrides !== undefined && typeof options.dynamicSchemaOverrides !== 'function') {
     problems.push('dynamicSchemaOverrides must be a function')
   }
+  if (options.prepare !== undefined && typeof options.prepare !== 'function') problems.push('prepare must be a function')
   if (options.dispose !== undefined && typeof options.dispose !== 'function') problems.push('dispose must be a function')
   if (options.requiresEnv !== undefined &&
     (!Array.isArray(options.requiresEnv) || !options.requiresEnv.every((v) => typeof v === 'string'))) {

@@ -12,7 +12,7 @@ import { FILE_LIMITS } from './lib/limits.ts'
 import { openAndResolve, requireFile, type ResolvedPath } from './lib/paths.ts'
 import { replaceExact } from './lib/replace.ts'
 import { planUnifiedPatch } from './lib/unified.ts'
-import { openWorkspace, type Workspace } from './lib/workspace.ts'
+import { openWorkspace, prepareWorkspace, type Workspace } from './lib/workspace.ts'
 
 const PREVIEW_CHARS = 3000
 // A diff preview is a courtesy: on huge or heavily changed files it is skipped rather than waited for.
@@ -118,6 +118,7 @@ registry.register({
   },
   maxResultSizeChars: 20_000,
   timeoutMs: 30_000,
+  prepare: prepareWorkspace,
   handler: async (args, ctx) => {
     const path = args.path as string | undefined
     try {

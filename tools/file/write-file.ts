@@ -10,7 +10,7 @@ import { failure, FileToolError, showPath } from './lib/errors.ts'
 import { FILE_LIMITS } from './lib/limits.ts'
 import { canOpenBeneath } from './lib/open-beneath.ts'
 import { checkPathText, lexicalInWorkspace, openAndResolve } from './lib/paths.ts'
-import { workspaceOf } from './lib/workspace.ts'
+import { prepareWorkspace, workspaceOf } from './lib/workspace.ts'
 
 registry.register({
   name: 'write_file',
@@ -39,6 +39,7 @@ registry.register({
   },
   maxResultSizeChars: 10_000,
   timeoutMs: 30_000,
+  prepare: prepareWorkspace,
   handler: async (args, ctx) => {
     const path = args.path as string
     const content = args.content as string

@@ -3,9 +3,12 @@
 // and folders; a write that fails leaves no folder of its own; a re-measure taken while writes run
 // does not forget them.
 import assert from 'node:assert/strict'
-import { readdir, stat, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { buildTestApp } from '../../helpers/app.ts'
 import { WorkspaceUsage } from '../../../tools/file/lib/workspace-usage.ts'
 import { fileFixture, leftoverTempFiles } from './setup.ts'
 
@@ -73,4 +76,22 @@ test('a write that fails after making its folders leaves none behind', async (t)
   const patched = await fx.h.call('patch', { mode: 'patch', patch: `--- /dev/null\n+++ ${path}\n@@ -0,0 +1 @@\n+x\n` })
   assert.equal(patched.status, 'error', patched.content)
   assert.deepEqual(await readdir(fx.ws), [], 'no folder left by patch either')
+})
+
+test('temp files a killed write left are removed when the gateway starts, with no file tool called', async (t) => {
+  const root = await mkdtemp(join(tmpdir(), 'gw-leftovers-'))
+  t.after(async () => { await rm(root, { recursive: true, force: true }) })
+  const leftover = join(root, 'deep', '.report.txt.0123456789abcdef.tmp')
+  await mkdir(dirname(leftover), { recursive: true })
+  await writeFile(leftover, 'half a write')
+  const longAgo = new Date(Date.now() - 3_600_000)
+  await utimes(leftover, longAgo, longAgo)
+  const { app } = await buildTestApp(t, { WORKSPACE_ROOT: root }, { builtins: true })
+  await app.ready()
+  const deadline = Date.now() + 10_000
+  while (await stat(leftover).then(() => true, () => false)) {
+    assert.ok(Date.now() < deadline, `${leftover} still there 10 s after start`)
+    await sleep(20)
+  }
+  assert.deepEqual(await readdir(root, { recursive: true }), ['deep'])
 })

@@ -13,6 +13,7 @@
 // it pointed to (still a folder the operator chose) until a call fails or the process restarts.
 import { mkdir, realpath, stat } from 'node:fs/promises'
 import { isAbsolute } from 'node:path'
+import { configOf } from '../../../src/config/of.ts'
 import { FileToolError } from './errors.ts'
 import { WorkspaceUsage } from './workspace-usage.ts'
 
@@ -72,4 +73,13 @@ export async function openWorkspace (workspaceRoot: string): Promise<Workspace> 
   const real = await realpath(workspaceRoot)
   if (!(await stat(real)).isDirectory()) throw new FileToolError(`The workspace root ${workspaceRoot} is not a folder (a configuration error)`)
   return { configured: workspaceRoot, real, usage: usageOf(real) }
+}
+
+/**
+ * The file tools' `prepare`: the workspace opened and measured when the gateway starts, which
+ * removes the temp files of writes a crash or `kill -9` cut short, whether or not a file tool is
+ * ever called in this run.
+ */
+export async function prepareWorkspace (ctx: { config: unknown }): Promise<void> {
+  await (await workspaceOf(configOf(ctx).workspaceRoot)).usage
 }
