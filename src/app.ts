@@ -21,6 +21,8 @@ import lifecycle from './http/lifecycle.ts'
 import metrics from './http/metrics.ts'
 import openapi from './http/openapi.ts'
 import rateLimit from './http/rate-limit.ts'
+import inFlight from './http/in-flight.ts'
+import pressure from './http/pressure.ts'
 import { serverOptions } from './http/server-options.ts'
 import sharedState from './http/shared-state.ts'
 import tracing from './http/tracing.ts'
@@ -109,6 +111,8 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   await app.register(hostCheck, { config })
   await app.register(sharedState)
   await app.register(auth, { config, env: options.env })
+  await app.register(pressure, config.http.pressure)
+  await app.register(inFlight, { limits: config.http.inFlight })
   await app.register(rateLimit, config.http.rateLimit)
   await app.register(access)
   await app.register(metrics)

@@ -98,7 +98,17 @@ export const ConfigSchema = Type.Object({
     rateLimit: Type.Object({
       max: Type.Optional(Type.Integer({ minimum: 1, description: 'Requests one caller (API key, else client address) may make per window; absent = no limit (RATE_LIMIT_MAX).' })),
       timeWindowMs: PositiveMs('The window of rateLimit.max (RATE_LIMIT_WINDOW_MS).', 60_000)
-    }, { additionalProperties: false, default: {}, description: 'Per-caller rate limit; health, readiness and metrics are exempt.' })
+    }, { additionalProperties: false, default: {}, description: 'Per-caller rate limit; health, readiness and metrics are exempt.' }),
+    inFlight: Type.Object({
+      perConnection: Type.Integer({ minimum: 1, default: 16, description: 'Requests one connection may have in flight at once (pipelined); more are answered 429 with Retry-After (IN_FLIGHT_PER_CONNECTION).' }),
+      perKey: Type.Integer({ minimum: 1, default: 64, description: 'Requests one caller (API key, else client address) may have in flight at once; more are answered 429 with Retry-After (IN_FLIGHT_PER_KEY).' }),
+      total: Type.Integer({ minimum: 1, default: 256, description: 'Requests in flight at once in all; more are answered 503 with Retry-After (IN_FLIGHT_MAX).' })
+    }, { additionalProperties: false, default: {}, description: 'Work in flight, bounded so that no caller can queue without limit; health, readiness, metrics and the MCP notification stream are exempt.' }),
+    pressure: Type.Object({
+      maxEventLoopDelayMs: Type.Integer({ minimum: 0, default: 1000, description: 'Past this event-loop delay, requests are answered 503 with Retry-After until it falls; 0 = not checked (MAX_EVENT_LOOP_DELAY_MS).' }),
+      maxHeapUsedBytes: Type.Integer({ minimum: 0, default: 0, description: 'Past this much V8 heap, requests are answered 503 with Retry-After; 0 = not checked (MAX_HEAP_USED_BYTES).' }),
+      maxRssBytes: Type.Integer({ minimum: 0, default: 0, description: 'Past this resident memory, requests are answered 503 with Retry-After; 0 = not checked (MAX_RSS_BYTES; the Kubernetes manifests set it below the pod limit).' })
+    }, { additionalProperties: false, default: {}, description: 'Back-pressure on the process itself (@fastify/under-pressure); health, readiness and metrics are exempt.' })
   }, { additionalProperties: false, default: {} }),
   mcp: Type.Object({
     allowedOrigins: Type.Array(Type.String({ minLength: 1 }), {

@@ -63,7 +63,9 @@ test('with an empty environment every default is filled', async (t) => {
     trustProxy: [],
     metricsPublic: false,
     shutdownGraceMs: 30_000,
-    rateLimit: { timeWindowMs: 60_000 }
+    rateLimit: { timeWindowMs: 60_000 },
+    inFlight: { perConnection: 16, perKey: 64, total: 256 },
+    pressure: { maxEventLoopDelayMs: 1000, maxHeapUsedBytes: 0, maxRssBytes: 0 }
   })
   assert.deepEqual(config.dispatch, { defaultTimeoutMs: 60_000, maxTimeoutMs: 600_000, maxResultChars: 1_000_000, maxMediaBytes: 10_485_760 })
   assert.deepEqual(config.availability, { ttlMs: 30_000, graceMs: 60_000, probeTimeoutMs: 2_000 })
