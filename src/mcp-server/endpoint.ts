@@ -7,6 +7,7 @@ import { WebStandardStreamableHTTPServerTransport, isInitializeRequest, type Ser
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../access/caller.ts'
 import { callerOfRequest } from './http-caller.ts'
+import { numericHeader } from '../http/query.ts'
 import { onToolsChanged } from './list-changed.ts'
 import { createProtocolServer } from './protocol-server.ts'
 import { SessionStore, type McpSession } from './sessions.ts'
@@ -14,6 +15,21 @@ import { SessionStore, type McpSession } from './sessions.ts'
 /** A JSON-RPC error answered by the endpoint itself, as the SDK's transport answers its own. */
 export function jsonRpcError (status: number, code: number, message: string, headers?: Record<string, string>): Response {
   return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status, headers })
+}
+
+/**
+ * Why a call header of the request cannot be used (X-Tool-Timeout-Ms, X-Max-Result-Chars), checked
+ * before the message reaches the SDK: a client's bad header is its mistake, answered 400 naming the
+ * header, not an internal error inside an answer 200.
+ */
+function callHeaderProblem (request: FastifyRequest): string | undefined {
+  try {
+    numericHeader(request.headers, 'x-tool-timeout-ms')
+    numericHeader(request.headers, 'x-max-result-chars')
+    return undefined
+  } catch (error) {
+    return (error as Error).message
+  }
 }
 
 /** The Fastify request as a web Request for the transport; the body was parsed (and size-capped) already. */
@@ -44,6 +60,8 @@ export class McpEndpoint {
   }
 
   async handle (request: FastifyRequest, reply: FastifyReply): Promise<Response> {
+    const badHeader = callHeaderProblem(request)
+    if (badHeader !== undefined) return jsonRpcError(400, -32600, badHeader)
     const web = webRequestOf(request)
     this.#requests.set(web, request)
     const sessionId = request.headers['mcp-session-id']
