@@ -1,4 +1,5 @@
 // Coerces the loosely typed arguments a model sends toward the types of the tool's parameters (REFERENCE §7).
+import secureJson from 'secure-json-parse'
 import type { JsonSchema } from '../registry/types.ts'
 import { exceedsMaxItems, matchesType, ownValue, resolveSchema, typeCandidates } from './schema-types.ts'
 import type { TypeCandidate } from './schema-types.ts'
@@ -143,10 +144,11 @@ function stringToNull (value: unknown): Conversion {
   return isNullWord(value) ? null : UNCHANGED
 }
 
+/** A JSON text holding `__proto__` (or `constructor.prototype`) stays a string: validation then refuses it. */
 function parseJsonContainer (text: string, opening: '[' | '{'): unknown {
   if (!text.trimStart().startsWith(opening)) return UNCHANGED
   try {
-    return JSON.parse(text)
+    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
   } catch {
     return UNCHANGED
   }

@@ -320,17 +320,15 @@ test('coerce: a __proto__ key from JSON.parse stays an own, untouched property a
   assert.equal(Object.getPrototypeOf(args), Object.prototype)
 })
 
-test('coerce: a __proto__ key inside a JSON string argument stays an own property', () => {
+test('coerce: a JSON string argument holding __proto__ is not turned into an object (validation refuses the string)', () => {
   const schema = {
     type: 'object',
     properties: { o: { type: 'object', properties: { n: integer } } }
   }
-  const result = coerceArguments({ o: '{"__proto__": {"polluted": true}, "n": "2"}' }, schema)
-  const o = result.o as Record<string, unknown>
-  assert.equal(o.n, 2)
-  assert.equal(Object.getPrototypeOf(o), Object.prototype)
-  assert.deepStrictEqual(Object.getOwnPropertyDescriptor(o, '__proto__')?.value, { polluted: true })
+  const text = '{"__proto__": {"polluted": true}, "n": "2"}'
+  assert.equal(coerceArguments({ o: text }, schema).o, text)
   assert.equal(({} as Record<string, unknown>).polluted, undefined)
+  assert.deepEqual(coerceArguments({ o: '{"n": "2"}' }, schema).o, { n: 2 }, 'without it the string is parsed as ever')
 })
 
 test('coerce: inherited names in args are not looked up on the schema prototype', () => {

@@ -37,3 +37,23 @@ test('/mcp: an odd X-Tool-Timeout-Ms is refused naming the header', async (t) =>
     assert.match(res.body, /x-tool-timeout-ms/)
   }
 })
+
+test('__proto__ and constructor.prototype keys are refused wherever arguments come in: a JSON string, a nested JSON string, a batch', async (t) => {
+  const { app } = await buildTestApp(t)
+  let ran = 0
+  app.gateway.registry.register(fixtureTool('obj', {
+    schema: { parameters: { type: 'object', properties: { o: { type: 'object' } } } },
+    handler: async () => { ran++; return 'ok' }
+  }))
+  const single = await app.inject({ method: 'POST', url: '/dispatch', payload: { tool_calls: [{ id: 'c1', type: 'function', function: { name: 'obj', arguments: '{"__proto__": {"admin": true}}' } }] } })
+  assert.match(single.json().messages[0].content, /__proto__.{1,4} or .{1,4}constructor.prototype.{1,4} key is not accepted/)
+  const ctor = await app.inject({ method: 'POST', url: '/dispatch', payload: { tool_calls: [{ id: 'c2', type: 'function', function: { name: 'obj', arguments: '{"constructor": {"prototype": {"admin": true}}}' } }] } })
+  assert.match(ctor.json().messages[0].content, /not accepted/)
+  const nested = await app.inject({ method: 'POST', url: '/dispatch/obj', payload: { o: '{"__proto__": {"admin": true}}' } })
+  assert.equal(nested.statusCode, 400)
+  assert.match(nested.json().error.message, /\/o: must be object/)
+  const body = await app.inject({ method: 'POST', url: '/dispatch/obj', payload: '{"o": {"__proto__": {"admin": true}}}', headers: { 'content-type': 'application/json' } })
+  assert.equal(body.statusCode, 400)
+  assert.equal(ran, 0)
+  assert.equal(({} as Record<string, unknown>).admin, undefined)
+})
