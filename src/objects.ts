@@ -1,6 +1,9 @@
 // Small readers of untrusted values, shared by every module that checks input it did not make
 // (configs, tool registrations, arguments, MCP schemas and results, thrown values).
 
+/** secure-json-parse options refusing `__proto__` and `constructor.prototype` keys: one rule for bodies, arguments and nested JSON. */
+export const FORBIDDEN_JSON_KEYS = { protoAction: 'error', constructorAction: 'error' } as const
+
 /** A non-null object that is not an array: what JSON calls an object. */
 export function isRecord (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -3,7 +3,7 @@ import secureJson from 'secure-json-parse'
 import type { JsonSchema } from '../registry/types.ts'
 import { exceedsMaxItems, matchesType, ownValue, resolveSchema, typeCandidates } from './schema-types.ts'
 import type { TypeCandidate } from './schema-types.ts'
-import { isRecord } from '../objects.ts'
+import { FORBIDDEN_JSON_KEYS, isRecord } from '../objects.ts'
 
 // A conversion that does not apply; distinct from every JSON value, including null and undefined.
 const UNCHANGED = Symbol('unchanged')
@@ -148,7 +148,7 @@ function stringToNull (value: unknown): Conversion {
 function parseJsonContainer (text: string, opening: '[' | '{'): unknown {
   if (!text.trimStart().startsWith(opening)) return UNCHANGED
   try {
-    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
+    return secureJson.parse(text, undefined, FORBIDDEN_JSON_KEYS)
   } catch {
     return UNCHANGED
   }

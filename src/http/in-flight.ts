@@ -23,10 +23,14 @@ export function callerOf (request: FastifyRequest): string {
   return request.principal !== undefined && request.principal.name !== 'anonymous' ? `key:${request.principal.name}` : `ip:${request.ip}`
 }
 
-function isExempt (request: FastifyRequest): boolean {
+/** Health, readiness and metrics: for operators and probes, outside every traffic limit. */
+export function isOperatorRoute (request: FastifyRequest): boolean {
   const config = request.routeOptions.config
-  if (config?.public === true || config?.operatorOnly === true) return true
-  return request.method === 'GET' && request.routeOptions.url === '/mcp'
+  return config?.public === true || config?.operatorOnly === true
+}
+
+function isExempt (request: FastifyRequest): boolean {
+  return isOperatorRoute(request) || (request.method === 'GET' && request.routeOptions.url === '/mcp')
 }
 
 export class InFlightCounter {

@@ -4,8 +4,7 @@
 import fp from 'fastify-plugin'
 import secureJson from 'secure-json-parse'
 import { BadRequestError } from '../errors.ts'
-
-const FORBIDDEN_KEYS = { protoAction: 'error', constructorAction: 'error' } as const
+import { FORBIDDEN_JSON_KEYS as FORBIDDEN_KEYS } from '../objects.ts'
 
 /** Why a body failed the safe parse: not JSON at all, or JSON holding a forbidden key. */
 function whyRefused (text: string): string {

@@ -3,10 +3,10 @@
 // gateway that is already late does not take more work (@fastify/under-pressure samples them).
 // Health, readiness and metrics still answer: an orchestrator must see an overloaded gateway live
 // and ready, not dead (restarting it would drop every call it is finishing).
-import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../config/schema.ts'
 import { OverloadedError } from '../errors.ts'
+import { isOperatorRoute } from './in-flight.ts'
 
 const RETRY_AFTER_S = 2
 
@@ -14,11 +14,6 @@ const WHAT: Record<string, string> = {
   eventLoopDelay: 'event-loop delay (http.pressure.maxEventLoopDelayMs, MAX_EVENT_LOOP_DELAY_MS)',
   heapUsedBytes: 'heap in use (http.pressure.maxHeapUsedBytes, MAX_HEAP_USED_BYTES)',
   rssBytes: 'resident memory (http.pressure.maxRssBytes, MAX_RSS_BYTES)'
-}
-
-function isExempt (request: FastifyRequest): boolean {
-  const config = request.routeOptions.config
-  return config?.public === true || config?.operatorOnly === true
 }
 
 export default fp<GatewayConfig['http']['pressure']>(async function pressure (app, limits) {
@@ -29,7 +24,7 @@ export default fp<GatewayConfig['http']['pressure']>(async function pressure (ap
     maxHeapUsedBytes: limits.maxHeapUsedBytes,
     maxRssBytes: limits.maxRssBytes,
     pressureHandler: async (request, reply, type, value) => {
-      if (isExempt(request)) return
+      if (isOperatorRoute(request)) return
       reply.header('Retry-After', String(RETRY_AFTER_S))
       throw new OverloadedError(`the gateway is over its limit of ${WHAT[type] ?? type} (now ${Math.round(Number(value))}); retry shortly`)
     }

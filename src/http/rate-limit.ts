@@ -5,6 +5,7 @@
 import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../config/schema.ts'
 import { RateLimitedError } from '../errors.ts'
+import { callerOf, isOperatorRoute } from './in-flight.ts'
 
 // Not `export default fp(...)`: TypeScript 6.0 leaves the `.ts` of a dynamic import inside an
 // `export default` expression as it is, and the compiled build could not load the module.
@@ -20,10 +21,8 @@ const rateLimitPlugin = fp<GatewayConfig['http']['rateLimit']>(async function ra
     max: config.max,
     timeWindow: config.timeWindowMs,
     // Health, readiness and metrics (for operators, on a scraper's schedule) are never limited.
-    allowList: (request) => request.routeOptions.config?.public === true || request.routeOptions.config?.operatorOnly === true,
-    keyGenerator: (request) => request.principal !== undefined && request.principal.name !== 'anonymous'
-      ? `key:${request.principal.name}`
-      : `ip:${request.ip}`,
+    allowList: isOperatorRoute,
+    keyGenerator: callerOf,
     errorResponseBuilder: (_request, context) =>
       new RateLimitedError(`rate limit of ${context.max} requests per ${config.timeWindowMs} ms reached; retry in ${context.after}`)
   })

@@ -5,7 +5,7 @@
 import secureJson from 'secure-json-parse'
 import { failed } from '../outcome.ts'
 import type { Step } from '../pipeline.ts'
-import { isRecord } from '../../objects.ts'
+import { FORBIDDEN_JSON_KEYS as FORBIDDEN_KEYS, isRecord } from '../../objects.ts'
 
 function describeType (value: unknown): string {
   if (value === null) return 'null'
@@ -13,7 +13,6 @@ function describeType (value: unknown): string {
   return `a ${typeof value}`
 }
 
-const FORBIDDEN_KEYS = { protoAction: 'error', constructorAction: 'error' } as const
 const FORBIDDEN_MESSAGE = 'invalid arguments: a "__proto__" or "constructor.prototype" key is not accepted (it could change how the tool reads its arguments)'
 
 function hasForbiddenKey (value: object): boolean {
