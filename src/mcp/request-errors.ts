@@ -4,7 +4,7 @@
 import { ProtocolError } from '@modelcontextprotocol/client'
 import { CancelledError, McpAnswerTooLargeError, McpConnectionLostError, McpInvalidAnswerError, McpRequestFailedError, McpTimeoutError } from '../errors.ts'
 import { messageOf } from '../objects.ts'
-import { REFUSAL_MARK } from './bounded-fetch.ts'
+import { REFUSAL_MARK, type Refusal } from './answer-binding.ts'
 import { failureMessage, isConnectionLoss, isTimeout } from './link.ts'
 
 export interface FailedRequest {
@@ -53,11 +53,11 @@ export function requestFailure ({ server, label, timeoutMs, signal }: FailedRequ
   return { error: new McpRequestFailedError(server, `MCP server "${server}" failed ${label}: ${messageOf(err)}`, { cause: err }) }
 }
 
-/** The gateway's own refusal of an answer (bounded-fetch.ts): over the cap, or another request's. */
-function refusalOf (err: unknown): 'too_large' | 'foreign_answer' | undefined {
+/** The gateway's own refusal of an answer (bounded-fetch.ts): over the cap, another request's, or missing. */
+function refusalOf (err: unknown): Refusal | undefined {
   if (err instanceof McpAnswerTooLargeError) return 'too_large'
   if (err instanceof McpInvalidAnswerError) return 'foreign_answer'
   if (!(err instanceof ProtocolError)) return undefined
   const mark = (err.data as Record<string, unknown> | undefined)?.[REFUSAL_MARK]
-  return mark === 'too_large' || mark === 'foreign_answer' ? mark : undefined
+  return mark === 'too_large' || mark === 'foreign_answer' || mark === 'no_answer' ? mark : undefined
 }

@@ -86,15 +86,19 @@ function nextLineEnd (bytes: Buffer, from: number): number {
   return Math.min(lf, cr)
 }
 
-/** An event's `event` name (undefined: the default, `message`) and the values of its `data` lines. */
+/** An event's `event` name (undefined: the default, `message`), the values of its `data` lines, and its `id`. */
 export interface EventFields {
   type: string | undefined
   data: Buffer[]
+  /** The event's id, as the SDK keeps it to resume the stream from (empty and NUL-bearing ones are none). */
+  id: string | undefined
 }
 
-/** The fields of one raw event; comments and other fields are left out. */
+const NUL = 0x00
+
+/** The fields of one raw event, read as the SDK's parser (eventsource-parser) reads them; comments and other fields are left out. */
 export function eventFields (raw: Buffer): EventFields {
-  const fields: EventFields = { type: undefined, data: [] }
+  const fields: EventFields = { type: undefined, data: [], id: undefined }
   let at = 0
   while (at < raw.length) {
     let end = nextLineEnd(raw, at)
@@ -107,7 +111,9 @@ export function eventFields (raw: Buffer): EventFields {
     let value = colon === -1 ? Buffer.alloc(0) : line.subarray(colon + 1)
     if (value[0] === SPACE) value = value.subarray(1)
     if (name === 'data') fields.data.push(value)
-    else if (name === 'event') fields.type = value.toString('utf8')
+    // An empty name is the default one: the SDK reads `event:` alone as a message.
+    else if (name === 'event') fields.type = value.length === 0 ? undefined : value.toString('utf8')
+    else if (name === 'id' && !value.includes(NUL)) fields.id = value.length === 0 ? undefined : value.toString('utf8')
   }
   return fields
 }

@@ -10,13 +10,19 @@ const OPENERS = new Set([0x7b, 0x5b])
 const CLOSERS = new Set([0x7d, 0x5d])
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d])
 
-// Member names longer than this are no name we look for; ids longer than this are not kept.
-const MAX_KEY_BYTES = 16
+// Member names longer than this are no name we look for ("method" with every letter escaped as
+// \uXXXX is 36 bytes); ids longer than this are not kept.
+const MAX_KEY_BYTES = 40
 const MAX_ID_BYTES = 256
 
 export class TopLevelScanner {
-  /** The top-level `id`, once its value has been read (a number or a string; JSON-RPC allows no other). */
+  /**
+   * The top-level `id`: the value of its last `id` member, as JSON.parse keeps the last of duplicate
+   * names; undefined when that value is no number or string, or too long to keep.
+   */
   id: string | number | undefined
+  /** Whether the object has a top-level `id` member at all, readable or not. */
+  hasId = false
   /** Whether the object has a top-level `method`: a request or notification from the server, not an answer. */
   hasMethod = false
   #depth = 0
@@ -58,7 +64,7 @@ export class TopLevelScanner {
     } else if (byte === QUOTE) {
       this.#inString = false
       if (this.#key !== undefined) {
-        this.#lastKey = Buffer.from(this.#key.slice(1, -1)).toString('latin1')
+        this.#lastKey = memberName(this.#key)
         this.#key = undefined
       }
     }
@@ -82,7 +88,12 @@ export class TopLevelScanner {
       this.#expectKey = true
     } else if (this.#depth === 1 && byte === COLON) {
       this.#expectKey = false
-      if (this.#lastKey === 'id') this.#value = []
+      if (this.#lastKey === 'id') {
+        // A later `id` replaces an earlier one, readable or not: the one the SDK routes by.
+        this.#value = []
+        this.id = undefined
+        this.hasId = true
+      }
       if (this.#lastKey === 'method') this.hasMethod = true
     } else {
       this.#keep(byte)
@@ -93,6 +104,7 @@ export class TopLevelScanner {
   #keep (byte: number): void {
     if (this.#depth !== 1) return
     if (this.#key !== undefined) {
+      // One byte past the bound marks the name as too long (memberName gives it no name).
       if (this.#key.length <= MAX_KEY_BYTES + 2) this.#key.push(byte)
     } else if (this.#value !== undefined) {
       if (this.#value.length < MAX_ID_BYTES) this.#value.push(byte)
@@ -110,5 +122,18 @@ export class TopLevelScanner {
     } catch {
       // Not a JSON value: no id.
     }
+  }
+}
+
+/** A member name from its bytes, quotes included, decoded as JSON.parse does ("i\\u0064" is "id"); '' when too long to be one we look for. */
+function memberName (bytes: number[]): string {
+  if (bytes.length > MAX_KEY_BYTES + 2) return ''
+  const raw = Buffer.from(bytes)
+  if (!raw.includes(BACKSLASH)) return raw.subarray(1, -1).toString('latin1')
+  try {
+    const name: unknown = JSON.parse(raw.toString('utf8'))
+    return typeof name === 'string' ? name : ''
+  } catch {
+    return ''
   }
 }
