@@ -57,6 +57,8 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   TERMINAL_MAX_PROCESSES: ['terminal.limits.processes', 'integer'],
   TERMINAL_MAX_CPU_SECONDS: ['terminal.limits.cpuSeconds', 'integer'],
   TERMINAL_MAX_FILE_BYTES: ['terminal.limits.fileSizeBytes', 'integer'],
+  TERMINAL_UID: ['terminal.user.uid', 'integer'],
+  TERMINAL_GID: ['terminal.user.gid', 'integer'],
   WEB_ALLOW_HOSTS: ['web.allowHosts', 'list'],
   WEB_SEARCH_BACKEND: ['web.search.backend', 'string'],
   SEARXNG_URL: ['web.search.searxngUrl', 'string'],

@@ -205,7 +205,12 @@ export const ConfigSchema = Type.Object({
       cpuSeconds: Type.Integer({ minimum: 1, default: 600, description: 'CPU time one process may use; then it is killed (TERMINAL_MAX_CPU_SECONDS).' }),
       fileSizeBytes: Type.Integer({ minimum: 1, default: 1024 * 1024 * 1024, description: 'Largest file a command may write (TERMINAL_MAX_FILE_BYTES).' }),
       required: Type.Boolean({ default: true, description: 'Without prlimit the terminal is unavailable; false runs commands without limits, which GET /tools says.' })
-    }, { additionalProperties: false, default: {}, description: 'Limits of every command, set with prlimit(1) on its shell and inherited by all it starts.' })
+    }, { additionalProperties: false, default: {}, description: 'Limits of every command, set with prlimit(1) on its shell and inherited by all it starts.' }),
+    user: Type.Object({
+      uid: Type.Integer({ minimum: 1, maximum: 4_294_967_294, default: 65534, description: 'User id commands run as when the gateway runs as root (TERMINAL_UID); the workspace is handed to it before each command.' }),
+      gid: Type.Integer({ minimum: 1, maximum: 4_294_967_294, default: 65534, description: 'Group id commands run as when the gateway runs as root (TERMINAL_GID).' }),
+      required: Type.Boolean({ default: true, description: 'As root, when commands cannot be switched to uid (setpriv missing, or the switch fails), the terminal is unavailable; false runs them as root, which GET /tools says.' })
+    }, { additionalProperties: false, default: {}, description: 'The unprivileged user commands run as when the gateway runs as root; ignored otherwise (they run as the gateway\'s user).' })
   }, { additionalProperties: false, default: {} }),
   tracing: Type.Object({
     endpoint: Type.Optional(Type.String({ pattern: '^https?://', description: 'Base URL of an OTLP/HTTP receiver; spans go to its /v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT). Unset, with tracesEndpoint unset too: no tracing.' })),

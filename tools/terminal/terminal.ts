@@ -1,7 +1,8 @@
 // The terminal toolset: `terminal` runs shell commands in the workspace, `process` manages the ones
 // started in the background. One module for both because they share the app's process table.
 // Commands run in a bubblewrap sandbox where one can be made (lib/sandbox.ts; README, "The terminal
-// and its sandbox"), else unconfined, which GET /tools says.
+// and its sandbox"), else unconfined, which GET /tools says; as terminal.user when the gateway is
+// root (lib/command-user.ts); and what they write counts against the file tools' workspace quota.
 import { randomUUID } from 'node:crypto'
 import { relative } from 'node:path'
 import { registry, toolResult, toolError } from '../../src/registry/index.ts'
@@ -11,11 +12,16 @@ import type { GatewayConfig } from '../../src/config/schema.ts'
 import { commandEnvironment } from './lib/environment.ts'
 import { ProcessTable } from './lib/process-table.ts'
 import { describe, poll, unknownId } from './lib/process-views.ts'
-import { findPrlimit, limitsArgv, limitsCaveat } from './lib/limits.ts'
-import { resolveConfinement, sandboxArgv } from './lib/sandbox.ts'
+import { handOverArgv } from './lib/command-user.ts'
+import { measureAfter, roomLeft } from './lib/quota.ts'
+import { sandboxArgv } from './lib/sandbox.ts'
+import { commandLimits, setupOf, terminalAvailability } from './lib/setup.ts'
 import { spawnCommand, type SpawnedCommand, type SpawnOptions } from './lib/spawn-command.ts'
 import { resolveWorkdir, workspaceRealPath } from './lib/workdir.ts'
 import { messageOf } from '../../src/objects.ts'
+import { quotaOf } from '../file/lib/counted-write.ts'
+import { workspaceOf } from '../file/lib/workspace.ts'
+import type { Quota, WorkspaceUsage } from '../file/lib/workspace-usage.ts'
 
 const DEFAULT_TIMEOUT_S = 60
 const MAX_TIMEOUT_S = 600
@@ -27,33 +33,20 @@ const table = new ProcessTable({ maxRunning: MAX_RUNNING })
 
 const DISABLED_REASON = 'terminal tools are disabled: set GATEWAY_ENABLE_TERMINAL=true to enable them'
 
-const NO_LIMITS_REASON = 'per-command limits (terminal.limits) cannot be set: prlimit (util-linux) is not installed; install it, or set terminal.limits.required: false to run commands without them'
-
-/** The prlimit prefix of every command; undefined when none can be had and the operator allows that; a string: why no command may run. */
-async function commandLimits (config: GatewayConfig): Promise<string[] | undefined | { refused: string }> {
-  const prlimit = await findPrlimit()
-  if (prlimit !== undefined) return limitsArgv(prlimit, config.terminal.limits)
-  return config.terminal.limits.required ? { refused: NO_LIMITS_REASON } : undefined
-}
-
-// Available but unconfined (or with a limit that does not hold) is still available: the note tells
-// operators (GET /tools) what it means.
 const checkTerminal: CheckFn = async (ctx) => {
   const config = configOf(ctx)
   if (!config.terminal.enabled) return { available: false, reason: DISABLED_REASON }
-  const confinement = await resolveConfinement(config.terminal.sandbox)
-  if (confinement.kind === 'unavailable') return { available: false, reason: confinement.reason }
-  const limits = await commandLimits(config)
-  if (limits !== undefined && !Array.isArray(limits)) return { available: false, reason: limits.refused }
-  const notes = [
-    ...(confinement.kind === 'none' ? [confinement.note] : []),
-    ...(limits === undefined ? ['commands run without per-command limits (prlimit is not installed, terminal.limits.required is false)'] : []),
-    ...[limitsCaveat()].filter((note) => note !== undefined)
-  ]
-  return notes.length === 0 ? true : { available: true, reason: notes.join('; ') }
+  return await terminalAvailability(config)
 }
 
-interface Prepared { config: GatewayConfig, root: string, spawn: Omit<SpawnOptions, 'command'> }
+interface Prepared {
+  config: GatewayConfig
+  root: string
+  /** The file tools' count of the workspace, measured again after each command. */
+  usage: WorkspaceUsage
+  quota: Quota
+  spawn: Omit<SpawnOptions, 'command'>
+}
 
 /** The checks shared by both modes; a string is the error to return. */
 async function prepare (args: Record<string, unknown>, ctx: ToolContext): Promise<Prepared | string> {
@@ -70,20 +63,30 @@ async function prepare (args: Record<string, unknown>, ctx: ToolContext): Promis
   const workdir = typeof args.workdir === 'string' ? args.workdir : undefined
   const resolved = await resolveWorkdir(root, workdir)
   if (!resolved.ok) return resolved.error
-  const confinement = await resolveConfinement(config.terminal.sandbox)
-  if (confinement.kind === 'unavailable') return confinement.reason
-  const limits = await commandLimits(config)
+  const setup = await setupOf(config)
+  if (typeof setup === 'string') return setup
+  let usage: WorkspaceUsage
+  try {
+    usage = await (await workspaceOf(config.workspaceRoot)).usage
+  } catch (err) {
+    return `the workspace ${config.workspaceRoot} cannot be measured for its quota: ${messageOf(err)}`
+  }
+  const quota = quotaOf(config)
+  const limits = await commandLimits(config, roomLeft(usage, quota))
   if (limits !== undefined && !Array.isArray(limits)) return limits.refused
+  const { user, confinement } = setup
+  const switching = user.kind === 'switch' ? user : undefined
   const spawn = {
     limits,
+    ...(switching !== undefined && { user: switching.argv, handOver: handOverArgv(switching.uid, switching.gid, root) }),
     cwd: resolved.path,
     env: commandEnvironment(config.terminal.envAllowlist, process.env, root),
     maxOutputChars: config.terminal.maxOutputChars,
     ...(confinement.kind === 'bwrap'
-      ? { sandbox: await sandboxArgv(confinement.bwrap, root, resolved.path) }
+      ? { sandbox: await sandboxArgv(confinement.bwrap, root, resolved.path, switching !== undefined) }
       : { marker: `${process.pid}-${randomUUID()}` })
   }
-  return { config, root, spawn }
+  return { config, root, usage, quota, spawn }
 }
 
 async function start (command: string, prepared: Prepared): Promise<SpawnedCommand | string> {
@@ -138,6 +141,8 @@ async function runForeground (command: string, timeoutS: number, prepared: Prepa
     result.warning = 'A process started by the command left its process group (setsid, daemon) and kept its output open; ' +
       'it may still be running and cannot be stopped by this tool.'
   }
+  const quotaWarning = await measureAfter(prepared.usage, prepared.quota)
+  if (quotaWarning !== undefined) result.quota_warning = quotaWarning
   if (proc.output.omittedChars > 0) result.truncated = true
   result.duration_ms = Date.now() - startedAt
   return toolResult(result)
@@ -157,6 +162,9 @@ async function runBackground (command: string, prepared: Prepared, owner: string
     release()
   }
   if (typeof proc === 'string') return toolError(proc)
+  const started = proc
+  // Counted when it ends; what it writes while it runs is only seen by the next measurement.
+  started.done.then(async () => await measureAfter(prepared.usage, prepared.quota)).catch(() => {})
   const entry = table.addBackground(proc, command, relative(prepared.root, prepared.spawn.cwd) || '.', owner)
   if (entry === null) return toolError('the gateway is shutting down; the command was stopped')
   return toolResult({
@@ -182,6 +190,7 @@ registry.register({
     'Output is capped: the first 40 % and the last 60 % are kept, with a marker saying how many characters were cut.',
     'The environment is minimal (PATH, locale and a few more; HOME is the workspace), so no credentials of the gateway are available.',
     'Commands usually run in a sandbox: no network access, the system read-only, only the workspace writable, /tmp private to each command.',
+    'What a command writes counts against the workspace quota: a file is cut (the write fails with "File size limit exceeded") at the room left when the command started.',
     'Processes a command leaves running are stopped when it ends: start servers, watchers and other long-running commands with background: true and manage them with the `process` tool.',
     'A non-zero exit_code is reported in the result, not as an error.'
   ].join(' '),

@@ -44,9 +44,9 @@ export function limitsArgv (prlimit: string, limits: CommandLimits): string[] {
   ]
 }
 
-/** Why a limit does not hold here, for GET /tools; undefined when all do. */
-export function limitsCaveat (): string | undefined {
+/** Why a limit does not hold for commands that run as root (`asRoot`), for GET /tools; undefined when all do. */
+export function limitsCaveat (asRoot: boolean): string | undefined {
   // The kernel exempts the root user from RLIMIT_NPROC, whatever its capabilities.
-  if (process.getuid?.() === 0) return 'the gateway runs as root, and the kernel does not apply the process limit (terminal.limits.processes) to root: run the gateway as an unprivileged user for it to hold'
+  if (asRoot) return 'commands run as root, and the kernel does not apply the process limit (terminal.limits.processes) to root: let them run as terminal.user, or run the gateway as an unprivileged user, for it to hold'
   return undefined
 }

@@ -41,8 +41,8 @@ async function hiddenSecrets (): Promise<string[]> {
   return args
 }
 
-// One probe per bwrap binary for the life of the process: whether namespaces can be made does not
-// change while it runs (a restart picks up a newly installed bubblewrap).
+// One probe per bwrap binary and user switch for the life of the process: whether namespaces can be
+// made does not change while it runs (a restart picks up a newly installed bubblewrap).
 const probes = new Map<string, Promise<string | null>>()
 
 async function findOnPath (name: string): Promise<string | undefined> {
@@ -70,43 +70,59 @@ async function systemArgs (): Promise<string[]> {
   return args
 }
 
-/** The namespaces and the fresh system mounts, the same for the probe and for every command. */
-async function baseArgs (): Promise<string[]> {
+/**
+ * The namespaces and capabilities. A command that setpriv switches to terminal.user (the gateway
+ * runs as root, command-user.ts) gets no user namespace: bwrap's, made as root, maps uid 0 alone, so
+ * neither that switch nor the chown handing the workspace over could name another uid in it. Root
+ * inside then keeps the three capabilities those two need, which the switch drops with everything
+ * else; any other command keeps none (a root one: no mknod and mount of the host's disk).
+ */
+function namespaceArgs (switchesUser: boolean): string[] {
+  // PID, network, IPC, UTS (and user, where allowed) namespaces of its own.
+  if (!switchesUser) return ['--unshare-all', '--cap-drop', 'ALL']
   return [
-    // PID, network, IPC, UTS (and user, where allowed) namespaces of its own.
-    '--unshare-all',
+    '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+    '--cap-drop', 'ALL', '--cap-add', 'CAP_CHOWN', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID'
+  ]
+}
+
+/** The namespaces and the fresh system mounts, the same for the probe and for every command. */
+async function baseArgs (switchesUser: boolean): Promise<string[]> {
+  return [
+    ...namespaceArgs(switchesUser),
     '--die-with-parent',
     '--new-session',
-    // Running as root, root inside keeps no capability (no mknod and mount of the host's disk).
-    '--cap-drop', 'ALL',
     ...await systemArgs(),
     '--proc', '/proc',
     ...KERNEL_INTERFACES.flatMap((path) => ['--ro-bind-try', path, path]),
     ...await hiddenSecrets(),
     '--dev', '/dev',
-    '--tmpfs', '/tmp'
+    // Writable by whoever the command runs as (bwrap makes them root's, 0755, when it runs as root).
+    '--perms', '1777', '--tmpfs', '/dev/shm',
+    '--perms', '1777', '--tmpfs', '/tmp'
   ]
 }
 
-/** Null when bwrap can make a sandbox here; else why not (its own message). */
-function probe (bwrap: string): Promise<string | null> {
-  let answer = probes.get(bwrap)
+/** Null when bwrap can make a sandbox here, and switch the user inside with `switchUser` when given; else why not (its own message). */
+function probe (bwrap: string, switchUser: readonly string[]): Promise<string | null> {
+  const key = [bwrap, ...switchUser].join('\0')
+  let answer = probes.get(key)
   if (answer === undefined) {
-    answer = baseArgs().then((args) => new Promise<string | null>((resolve) => {
-      execFile(bwrap, [...args, '--', '/bin/true'], { timeout: PROBE_TIMEOUT_MS, env: {} }, (err, _stdout, stderr) => {
+    answer = baseArgs(switchUser.length > 0).then((args) => new Promise<string | null>((resolve) => {
+      execFile(bwrap, [...args, '--', ...switchUser, '/bin/true'], { timeout: PROBE_TIMEOUT_MS, env: {}, cwd: '/' }, (err, _stdout, stderr) => {
         resolve(err === null ? null : (stderr.trim() || err.message).slice(0, 200))
       })
     }))
-    probes.set(bwrap, answer)
+    probes.set(key, answer)
   }
   return answer
 }
 
-/** How commands run under `mode` on this machine. */
-export async function resolveConfinement (mode: SandboxMode): Promise<Confinement> {
+/** How commands run under `mode` on this machine; `switchUser` is the setpriv prefix of a gateway running as root (command-user.ts). */
+export async function resolveConfinement (mode: SandboxMode, switchUser: readonly string[] = []): Promise<Confinement> {
   if (mode === 'none') return { kind: 'none', note: `unconfined: commands run without a sandbox (TERMINAL_SANDBOX=none); ${UNCONFINED_RISK}` }
   const bwrap = await findOnPath('bwrap')
-  const failure = bwrap === undefined ? 'bwrap is not installed (not found on PATH)' : await probe(bwrap)
+  const failure = bwrap === undefined ? 'bwrap is not installed (not found on PATH)' : await probe(bwrap, switchUser)
   if (bwrap !== undefined && failure === null) return { kind: 'bwrap', bwrap }
   if (mode === 'bwrap') return { kind: 'unavailable', reason: `TERMINAL_SANDBOX=bwrap but bubblewrap cannot run: ${failure}` }
   return { kind: 'none', note: `unconfined: bubblewrap cannot run (${failure}); ${UNCONFINED_RISK}` }
@@ -135,10 +151,10 @@ async function hiddenConfig (workspace: string): Promise<string[]> {
 }
 
 /** The bwrap command line, up to the command itself, for a command in `cwd` inside `workspace` (both real paths). */
-export async function sandboxArgv (bwrap: string, workspace: string, cwd: string): Promise<string[]> {
+export async function sandboxArgv (bwrap: string, workspace: string, cwd: string, switchesUser = false): Promise<string[]> {
   return [
     bwrap,
-    ...await baseArgs(),
+    ...await baseArgs(switchesUser),
     '--bind', workspace, workspace,
     ...await hiddenConfig(workspace),
     // The root folder bwrap builds stays writable otherwise (a tmpfs, lost at the end, but still).

@@ -24,8 +24,12 @@ export interface SpawnOptions {
   graceMs?: number
   /** The bwrap command line the shell runs under (sandbox.ts), ending with `--`; unconfined when absent. */
   sandbox?: readonly string[]
+  /** Run as root before the limits: the hand-over of the workspace to the command's user (command-user.ts), ending with the command to exec. */
+  handOver?: readonly string[]
   /** The prlimit command line (limits.ts) the shell runs under, inside the sandbox, ending with `--`. */
   limits?: readonly string[]
+  /** The setpriv command line (command-user.ts) switching to the command's user, last before the shell, ending with `--`. */
+  user?: readonly string[]
   /** Unconfined only: a value unique to this command, set as MARKER_VARIABLE so that what leaves the group is found at the end. */
   marker?: string
 }
@@ -67,7 +71,10 @@ interface Shell {
 function startShell (options: SpawnOptions): Shell {
   // detached: the child calls setsid(), so it leads a new process group whose id is its pid, and
   // one signal to -pid reaches everything it starts (unless something calls setsid itself).
-  const [file, ...args] = [...(options.sandbox ?? []), ...(options.limits ?? []), '/bin/sh', '-c', options.command]
+  const [file, ...args] = [
+    ...(options.sandbox ?? []), ...(options.handOver ?? []), ...(options.limits ?? []), ...(options.user ?? []),
+    '/bin/sh', '-c', options.command
+  ]
   const env = options.marker === undefined ? options.env : { ...options.env, [MARKER_VARIABLE]: options.marker }
   const child = spawn(file, args, {
     cwd: options.cwd,
