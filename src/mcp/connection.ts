@@ -41,6 +41,7 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
   readonly transportKind: McpTransportKind
   #state: McpConnectionState
   #lastError: string | undefined
+  #refusedAnswers = 0
   #since = Date.now()
   #tools: readonly Tool[] = []
   #leftOut: readonly LeftOutTool[] = []
@@ -87,6 +88,8 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
   /** Wall-clock ms of the last state change. */
   get since (): number { return this.#since }
   get consecutiveFailures (): number { return this.#policy.failures }
+  /** Answers of the server refused or dropped since the gateway started (another request's, over the cap): a server to distrust. */
+  get refusedAnswers (): number { return this.#refusedAnswers }
   /** The tools the server listed last (raw MCP definitions). */
   get tools (): readonly Tool[] { return this.#tools }
   /** Entries of that list that are not tools at all (no name, not an object), with the reason. */
@@ -220,7 +223,9 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
       onLost: (why) => this.#lost(link, why),
       onToolsChanged: () => {
         if (this.#link === link && this.#state === 'connected') this.#emitSafely('tools_changed')
-      }
+      },
+      // Operators see it in /tools beside the state; the connection itself stays up.
+      onRefused: (reason) => { this.#lastError = `an answer was refused: ${reason}`; this.#refusedAnswers++ }
     })
     return link
   }

@@ -35,6 +35,8 @@ export interface McpLinkOptions {
   onLost: (why: string) => void
   /** The server sent notifications/tools/list_changed. */
   onToolsChanged: () => void
+  /** An answer of the server was refused or dropped (another request's, over the cap): `reason` says which. */
+  onRefused?: (reason: string) => void
 }
 
 /** What the server told us on connecting. */
@@ -123,7 +125,10 @@ export class McpLink {
     const fetch = boundedFetch({
       server: options.server,
       capBytes,
-      onRefused: (refused) => { this.#logger.warn(refused, 'MCP server answer refused') }
+      onRefused: (refused) => {
+        this.#logger.warn(refused, 'MCP server answer refused')
+        options.onRefused?.(refused.reason)
+      }
     })
     const transport = this.transport = createTransport(options.config, fetch)
     const client = this.client = new Client({ ...GATEWAY_IDENTITY }, { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION })
@@ -147,6 +152,7 @@ export class McpLink {
       // One answer over the cap fails its own request instead of closing the transport.
       useBoundedReader(transport, capBytes, (message) => {
         this.#logger.warn({ ...message }, 'MCP server answer over the size cap refused')
+        options.onRefused?.(`an answer of ${message.bytes} bytes went over the ${message.capBytes}-byte cap`)
       })
     }
     if (transport instanceof StdioClientTransport && transport.stderr) {

@@ -17,7 +17,7 @@ const KEYS = { alice: 'alice-key-61c0d3b8e2', bob: 'bob-key-9a4f27c5d1' }
 // Far longer than any of these tests may take: an error that waits for it is a failure.
 const CALL_TIMEOUT_MS = 20_000
 
-interface Outcome { http: number, status: string, content: string, message: string }
+interface Outcome { http: number, status: string, content: string, message: string, code: string | undefined }
 
 async function gateway (t: TestContext, swap: Swap, openGet?: SwappingServer['openGet']): Promise<{ base: string, server: SwappingServer, lines: () => Array<Record<string, unknown>> }> {
   const server = new SwappingServer(swap)
@@ -42,8 +42,8 @@ async function call (base: string, who: keyof typeof KEYS, tool = 'whoami'): Pro
     headers: { authorization: `Bearer ${KEYS[who]}`, 'content-type': 'application/json' },
     body: JSON.stringify({ caller: who })
   })
-  const envelope = await res.json() as { status: string, content: string, error?: { message: string } }
-  return { http: res.status, status: envelope.status, content: envelope.content, message: envelope.error?.message ?? '' }
+  const envelope = await res.json() as { status: string, content: string, error?: { message: string, code: string } }
+  return { http: res.status, status: envelope.status, content: envelope.content, message: envelope.error?.message ?? '', code: envelope.error?.code }
 }
 
 const secret = (call: HeldCall): string => `secret of ${call.caller}`
@@ -56,12 +56,16 @@ async function bothRefused (base: string, lines: () => Array<Record<string, unkn
   assert.doesNotMatch(bob.content, /secret of alice/, 'bob never sees alice\'s data')
   for (const [who, outcome] of Object.entries({ alice, bob })) {
     assert.equal(outcome.status, 'error', `${who}: ${outcome.content}`)
+    assert.equal(outcome.code, 'GW_ERR_TOOL_FAILED', who)
     assert.match(outcome.message, /^MCP server "evil" failed tools\/call "whoami": /, who)
     assert.match(outcome.message, expected, who)
   }
   assert.ok(Date.now() - started < CALL_TIMEOUT_MS / 2, 'refused at once, not at the deadline')
   assert.ok(lines().some((line) => line.msg === 'MCP server answer refused' && line.level === 40), 'logged at warn')
   assert.equal((await call(base, 'alice', 'echo')).content, 'echo', 'the connection stays up')
+  const tools = await (await fetch(`${base}/tools`, { headers: { authorization: `Bearer ${KEYS.alice}` } })).json() as { mcpServers: Array<{ state: string, lastError: string | null }> }
+  assert.equal(tools.mcpServers[0].state, 'connected')
+  assert.match(tools.mcpServers[0].lastError ?? '', /^an answer was refused: /, 'operators see it beside the state')
 }
 
 const FOREIGN = /sent an answer naming (request id \d+|an unreadable request id) on the response of request \d+ \(tools\/call\); it was refused/
