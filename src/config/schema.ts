@@ -131,7 +131,8 @@ export const ConfigSchema = Type.Object({
     maxMediaBytes: Type.Integer({ minimum: 0, default: 10_485_760, description: 'Bytes of images and audio one call may return, all items together; an item past it is dropped with a note in the text (MAX_MEDIA_BYTES).' })
   }, { additionalProperties: false, default: {} }),
   results: Type.Object({
-    maxTotalBytes: Type.Integer({ minimum: 0, default: 67_108_864, description: 'Memory all kept results may take together (2 bytes per character); past it the oldest go first; 0 keeps none (RESULTS_MAX_TOTAL_BYTES).' }),
+    maxTotalBytes: Type.Integer({ minimum: 0, default: 67_108_864, description: 'Memory all kept results may take together (2 bytes per character); past it the key holding the most loses its oldest; 0 keeps none (RESULTS_MAX_TOTAL_BYTES).' }),
+    maxBytesPerKey: Type.Optional(Type.Integer({ minimum: 0, description: 'Memory one API key\'s kept results may take together, so that one key cannot evict the others\' results: past it that key\'s own oldest go first; default a quarter of maxTotalBytes. Also bounds each key\'s results in Redis (RESULTS_MAX_BYTES_PER_KEY).' })),
     maxResultBytes: Type.Integer({ minimum: 0, default: 16_777_216, description: 'A cut result larger than this is not kept, and its notice says nothing of reading the rest (RESULTS_MAX_RESULT_BYTES).' }),
     ttlMs: PositiveMs('How long a cut result stays readable after its call (RESULTS_TTL_MS).', 900_000)
   }, { additionalProperties: false, default: {}, description: 'Where the full text of results cut to their size cap is kept, for GET /results/:id and read_result.' }),
@@ -143,7 +144,8 @@ export const ConfigSchema = Type.Object({
   }, { additionalProperties: false, default: {}, description: 'State shared by replicas; without it every replica keeps its own.' }),
   idempotency: Type.Object({
     ttlMs: PositiveMs('How long the answer of a call made with an Idempotency-Key is replayed to the same key (IDEMPOTENCY_TTL_MS).', 86_400_000),
-    maxTotalBytes: Type.Integer({ minimum: 0, default: 33_554_432, description: 'Memory the answers kept in this process may take together (not in Redis); past it the oldest go first (IDEMPOTENCY_MAX_TOTAL_BYTES).' })
+    maxTotalBytes: Type.Integer({ minimum: 0, default: 33_554_432, description: 'Memory the answers kept in this process may take together (not in Redis); past it the key holding the most loses its oldest (IDEMPOTENCY_MAX_TOTAL_BYTES).' }),
+    maxBytesPerKey: Type.Optional(Type.Integer({ minimum: 0, description: 'Bytes one API key\'s kept answers may take, in this process and in Redis, so that one key\'s flood cannot evict another key\'s answer (whose retry would then run again): past it that key\'s own oldest go first; default a quarter of maxTotalBytes (IDEMPOTENCY_MAX_BYTES_PER_KEY).' }))
   }, { additionalProperties: false, default: {}, description: 'Replays of POST /dispatch calls retried with the same Idempotency-Key header.' }),
   availability: Type.Object({
     ttlMs: PositiveMs('How long an availability verdict is reused.', 30_000),

@@ -7,6 +7,7 @@ import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import { fingerprintOf, IdempotentCalls, type Answer } from '../idempotency/idempotent-calls.ts'
 import { MemoryRecords } from '../idempotency/memory-records.ts'
+import { defaultBytesPerKey } from '../owner-budgets.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -46,9 +47,10 @@ export async function answerOnce (request: FastifyRequest, reply: FastifyReply, 
 const idempotencyPlugin = fp(async function idempotency (app) {
   const { config } = app.gateway
   const logger = app.log.child({ component: 'idempotency' }) as unknown as Logger
-  const memory = new MemoryRecords(config.idempotency)
+  const { ttlMs, maxTotalBytes, maxBytesPerKey = defaultBytesPerKey(maxTotalBytes) } = config.idempotency
+  const memory = new MemoryRecords({ ttlMs, maxTotalBytes, maxBytesPerKey })
   const { redis } = app
-  const shared = redis === undefined ? undefined : new (await import('../idempotency/redis-records.ts')).RedisRecords(redis, config.idempotency.ttlMs)
+  const shared = redis === undefined ? undefined : new (await import('../idempotency/redis-records.ts')).RedisRecords(redis, { ttlMs, maxBytesPerKey })
   app.decorate('idempotency', new IdempotentCalls({ memory, shared, logger }))
 }, { name: 'idempotency', dependencies: ['shared-state', 'calls'] })
 

@@ -28,7 +28,7 @@ const sharedState = fp(async function sharedState (app) {
   ])
   const link = await RedisLink.open({ ...config.redis, url }, app.log.child({ component: 'redis' }) as unknown as Logger)
   app.decorate('redis', link)
-  results.share(new RedisResults(link))
+  results.share(new RedisResults(link, results.limits.maxBytesPerKey))
   // After every call has ended (onClose runs once the server stopped taking requests).
   app.addHook('onClose', async () => { await link.close() })
 }, { name: 'shared-state' })

@@ -63,7 +63,7 @@ export class IdempotentCalls {
 
   async #runWith (records: IdempotencyRecords, key: string, request: IdempotentRequest, execute: () => Promise<Answer>): Promise<Answer & { replayed: boolean }> {
     for (;;) {
-      const found = await records.claim(key, request.fingerprint)
+      const found = await records.claim(key, request.fingerprint, request.owner)
       if ('complete' in found) return { ...await this.#execute(found, execute), replayed: false }
       if (found.fingerprint !== request.fingerprint) throw reused(request.key)
       const record = found.state === 'done' ? found : await records.settled(key, request.signal)

@@ -1,11 +1,13 @@
 // Idempotency records in this process's memory: the store without Redis, and the fallback while
-// Redis is unreachable. Bounded: answers expire after their TTL, and past maxTotalBytes the oldest
-// answers go first (a retry of an evicted key runs again; the README says so). A running call is
-// never evicted: its duplicates wait on it.
+// Redis is unreachable. Bounded: answers expire after their TTL, each owner (API key) has its own
+// budget, maxBytesPerKey, past which its own oldest answers go, and past maxTotalBytes the owner
+// holding the most loses its oldest (../owner-budgets.ts): one key's flood never evicts another
+// key's answer, whose retry would run again. A running call is never evicted: its duplicates wait on it.
+import { defaultBytesPerKey, OwnerBudgets } from '../owner-budgets.ts'
 import type { Claim, IdempotencyRecord, IdempotencyRecords, StoredAnswer } from './records.ts'
 
-interface Running { readonly state: 'running', readonly fingerprint: string, readonly ended: PromiseWithResolvers<void> }
-interface Done { readonly state: 'done', readonly fingerprint: string, readonly answer: StoredAnswer, readonly bytes: number, readonly expiresAt: number }
+interface Running { readonly state: 'running', readonly fingerprint: string, readonly owner: string, readonly ended: PromiseWithResolvers<void> }
+interface Done { readonly state: 'done', readonly fingerprint: string, readonly owner: string, readonly answer: StoredAnswer, readonly expiresAt: number }
 
 /** What a caller may see of a record: not the promise or the bookkeeping. */
 function recordOf (record: Running | Done): IdempotencyRecord {
@@ -16,6 +18,8 @@ function recordOf (record: Running | Done): IdempotencyRecord {
 export interface MemoryRecordsOptions {
   ttlMs: number
   maxTotalBytes: number
+  /** Default a quarter of maxTotalBytes. */
+  maxBytesPerKey?: number
   now?: () => number
 }
 
@@ -23,21 +27,27 @@ export class MemoryRecords implements IdempotencyRecords {
   // Insertion order is completion order, so the first done record is the oldest (one TTL for all).
   readonly #records = new Map<string, Running | Done>()
   readonly #options: Required<MemoryRecordsOptions>
-  #doneBytes = 0
+  readonly #budgets: OwnerBudgets
 
   constructor (options: MemoryRecordsOptions) {
-    this.#options = { now: Date.now, ...options }
+    this.#options = { now: Date.now, maxBytesPerKey: defaultBytesPerKey(options.maxTotalBytes), ...options }
+    this.#budgets = new OwnerBudgets(this.#options)
   }
 
   /** Bytes the kept answers take: never more than maxTotalBytes. */
   get totalBytes (): number {
-    return this.#doneBytes
+    return this.#budgets.totalBytes
   }
 
-  async claim (key: string, fingerprint: string): Promise<Claim | IdempotencyRecord> {
+  /** Bytes `owner`'s kept answers take: never more than maxBytesPerKey. */
+  bytesOf (owner: string): number {
+    return this.#budgets.bytesOf(owner)
+  }
+
+  async claim (key: string, fingerprint: string, owner: string): Promise<Claim | IdempotencyRecord> {
     const known = this.#current(key)
     if (known !== undefined) return recordOf(known)
-    const running: Running = { state: 'running', fingerprint, ended: Promise.withResolvers() }
+    const running: Running = { state: 'running', fingerprint, owner, ended: Promise.withResolvers() }
     this.#records.set(key, running)
     return {
       complete: async (answer) => { this.#complete(key, running, answer) },
@@ -72,11 +82,12 @@ export class MemoryRecords implements IdempotencyRecords {
 
   #complete (key: string, running: Running, answer: StoredAnswer): void {
     const bytes = (key.length + running.fingerprint.length + answer.body.length) * 2
+    const { owner, fingerprint } = running
     this.#records.delete(key)
-    if (bytes <= this.#options.maxTotalBytes) {
-      this.#evictFor(bytes)
-      this.#records.set(key, { state: 'done', fingerprint: running.fingerprint, answer, bytes, expiresAt: this.#options.now() + this.#options.ttlMs })
-      this.#doneBytes += bytes
+    if (this.#budgets.fits(bytes)) {
+      this.#evictFor(owner, bytes)
+      this.#records.set(key, { state: 'done', fingerprint, owner, answer, expiresAt: this.#options.now() + this.#options.ttlMs })
+      this.#budgets.add(owner, key, bytes)
     }
     running.ended.resolve()
   }
@@ -86,18 +97,21 @@ export class MemoryRecords implements IdempotencyRecords {
     running.ended.resolve()
   }
 
-  /** Expired answers go, then the oldest until `bytes` more fit. */
-  #evictFor (bytes: number): void {
+  /** Expired answers go, then what the budgets name until `bytes` more of `owner`'s fit. */
+  #evictFor (owner: string, bytes: number): void {
     const now = this.#options.now()
     for (const [key, record] of this.#records) {
       if (record.state !== 'done') continue
-      if (record.expiresAt > now && this.#doneBytes + bytes <= this.#options.maxTotalBytes) break
+      if (record.expiresAt > now) break
       this.#forget(key, record)
+    }
+    for (let victim = this.#budgets.nextVictim(owner, bytes); victim !== undefined; victim = this.#budgets.nextVictim(owner, bytes)) {
+      this.#forget(victim.key, this.#records.get(victim.key) as Done)
     }
   }
 
   #forget (key: string, record: Done): void {
     this.#records.delete(key)
-    this.#doneBytes -= record.bytes
+    this.#budgets.remove(record.owner, key)
   }
 }

@@ -21,8 +21,11 @@ export interface Claim {
 }
 
 export interface IdempotencyRecords {
-  /** Claims `key` for this request, or answers what the key holds already. */
-  claim: (key: string, fingerprint: string) => Promise<Claim | IdempotencyRecord>
+  /**
+   * Claims `key` for this request, or answers what the key holds already; `owner` (the API key's
+   * name) is whose budget the answer counts in.
+   */
+  claim: (key: string, fingerprint: string, owner: string) => Promise<Claim | IdempotencyRecord>
   /**
    * Waits while `key` is running, until `signal` fires; answers what it holds then (undefined:
    * nothing, its run was released or its replica died, so the key may be claimed again).

@@ -1,10 +1,13 @@
 // Idempotency records in Redis, shared by the replicas. A claim is a SET NX with a lease that the
 // running replica renews while the call runs: if that replica dies, the lease lapses and a retry
 // may claim the key and run. Duplicates on other replicas poll the key until the answer is there.
+// Answers count in their owner's budget for all replicas (../shared-state/redis-owner-budget.ts), so
+// one key's flood deletes its own oldest answers, never another key's.
 // Any failure of Redis throws SharedStoreDownError: the caller then uses this replica's memory.
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { RedisLink } from '../shared-state/redis-link.ts'
+import { keepWithinBudget, type OwnerBudget } from '../shared-state/redis-owner-budget.ts'
 import { SharedStoreDownError, type Claim, type IdempotencyRecord, type IdempotencyRecords } from './records.ts'
 
 /** How long a claim outlives a replica that stopped renewing it. */
@@ -21,18 +24,21 @@ type StoredRecord = IdempotencyRecord & { token?: string }
 export class RedisRecords implements IdempotencyRecords {
   readonly #link: RedisLink
   readonly #ttlMs: number
+  readonly #budget: OwnerBudget
 
-  constructor (link: RedisLink, ttlMs: number) {
+  /** `maxBytesPerKey`: what one owner's answers may take in Redis, as stored. */
+  constructor (link: RedisLink, options: { ttlMs: number, maxBytesPerKey: number }) {
     this.#link = link
-    this.#ttlMs = ttlMs
+    this.#ttlMs = options.ttlMs
+    this.#budget = { namespace: 'idempotency:', maxBytesPerKey: options.maxBytesPerKey }
   }
 
-  async claim (key: string, fingerprint: string): Promise<Claim | IdempotencyRecord> {
+  async claim (key: string, fingerprint: string, owner: string): Promise<Claim | IdempotencyRecord> {
     const running = JSON.stringify({ state: 'running', fingerprint, token: randomUUID() })
     // A key that expires between the SET and the GET is simply tried again.
     for (let attempt = 0; attempt < 3; attempt++) {
       if (await this.#command(async (client) => await client.set(key, running, 'PX', LEASE_MS, 'NX')) === 'OK') {
-        return this.#claimOf(key, fingerprint, running)
+        return this.#claimOf(key, fingerprint, owner, running)
       }
       const known = await this.#read(key)
       if (known !== undefined) return known
@@ -48,7 +54,7 @@ export class RedisRecords implements IdempotencyRecords {
     }
   }
 
-  #claimOf (key: string, fingerprint: string, running: string): Claim {
+  #claimOf (key: string, fingerprint: string, owner: string, running: string): Claim {
     const renewal = setInterval(() => {
       this.#command(async (client) => await client.eval(RENEW, 1, key, running, LEASE_MS)).catch(() => {})
     }, LEASE_MS / 3)
@@ -56,7 +62,8 @@ export class RedisRecords implements IdempotencyRecords {
     return {
       complete: async (answer) => {
         clearInterval(renewal)
-        await this.#command(async (client) => await client.set(key, JSON.stringify({ state: 'done', fingerprint, answer }), 'PX', this.#ttlMs))
+        // An answer over the owner's whole budget is not kept: the key is freed, and a retry runs.
+        await this.#command(async () => await keepWithinBudget(this.#link, this.#budget, owner, key, JSON.stringify({ state: 'done', fingerprint, answer }), this.#ttlMs))
       },
       release: async () => {
         clearInterval(renewal)

@@ -1,11 +1,14 @@
 // Keeps the full text of results that dispatch cut to their size cap, so that nothing is lost to
 // truncation: the caller (its model through read_result, or its code through GET /results/:id)
 // reads the rest by id; and the images and sounds a result came with, which only some answers can
-// carry inline (GET /results/:id/media/:n serves them). Bounded three ways: a cap on all results together, a cap per result (a
-// larger one is not kept), and a time to live; past the total cap the oldest results go first.
+// carry inline (GET /results/:id/media/:n serves them). Bounded four ways: a cap on all results together, a cap per
+// owner, a cap per result (a larger one is not kept), and a time to live. An owner over its own cap
+// loses its own oldest results; past the total cap the owner holding the most loses its oldest
+// (../owner-budgets.ts), so one key's flood never evicts another key's results.
 // Each result belongs to the caller that made the call (its API key's name, `anonymous` on an open
 // gateway, `stdio` for the local MCP client): for any other caller its id does not exist. Ids are 144 random bits, never guessable.
 import { randomBytes } from 'node:crypto'
+import { defaultBytesPerKey, OwnerBudgets } from '../owner-budgets.ts'
 import { MAX_TIMER_MS } from '../timers.ts'
 import type { ToolMedia } from '../registry/types.ts'
 
@@ -19,6 +22,8 @@ export interface KeptMedia {
 export interface ResultStoreLimits {
   /** Bytes all kept results may take together; 0 keeps none. */
   maxTotalBytes: number
+  /** Bytes one owner's kept results may take together; default a quarter of maxTotalBytes. */
+  maxBytesPerKey?: number
   /** A result larger than this (in bytes, 2 per UTF-16 code unit) is not kept. */
   maxResultBytes: number
   /** How long a result is kept after its call. */
@@ -59,14 +64,14 @@ export interface KeptResult {
 }
 
 export class ResultStore {
-  readonly limits: Readonly<ResultStoreLimits>
+  readonly limits: Readonly<Required<ResultStoreLimits>>
   // A Map iterates in insertion order, which is also expiry order (one TTL for all): the first
   // entry is always the oldest, for eviction and for expiry alike. Only a result read from another
   // replica (its TTL already running) may expire before older ones: get() checks each.
   readonly #kept = new Map<string, Kept>()
   readonly #now: () => number
   readonly #open: boolean
-  #totalBytes = 0
+  readonly #budgets: OwnerBudgets
   #shared: SharedResults | undefined = undefined
   #timer: NodeJS.Timeout | undefined = undefined
 
@@ -75,14 +80,20 @@ export class ResultStore {
    * is); with keys, a caller without one owns nothing and reads nothing.
    */
   constructor (limits: ResultStoreLimits, options: { open: boolean, now?: () => number }) {
-    this.limits = Object.freeze({ ...limits })
+    this.limits = Object.freeze({ ...limits, maxBytesPerKey: limits.maxBytesPerKey ?? defaultBytesPerKey(limits.maxTotalBytes) })
+    this.#budgets = new OwnerBudgets(this.limits)
     this.#open = options.open
     this.#now = options.now ?? Date.now
   }
 
   /** Bytes the kept results take now: never more than limits.maxTotalBytes. */
   get totalBytes (): number {
-    return this.#totalBytes
+    return this.#budgets.totalBytes
+  }
+
+  /** Bytes `owner`'s kept results take now: never more than limits.maxBytesPerKey. */
+  bytesOf (owner: string): number {
+    return this.#budgets.bytesOf(owner)
   }
 
   get size (): number {
@@ -96,7 +107,7 @@ export class ResultStore {
 
   /**
    * Keeps `text` (and its media, base64) for `owner` and answers its id; undefined when it is not
-   * kept (no owner to give it to, over the per-result cap, or a store of size 0), and the caller
+   * kept (no owner to give it to, over the per-result or per-owner cap, or a store of size 0), and the caller
    * must not promise it. Media count in the caps by their decoded size.
    */
   keep (principal: string | undefined, text: string, media: readonly ToolMedia[] = []): string | undefined {
@@ -128,18 +139,16 @@ export class ResultStore {
   #insert (id: string, { owner, text, media }: SharedResult, ttlMs: number): boolean {
     const kept = media.map(({ kind, mimeType, data }) => ({ kind, mimeType, data: Buffer.from(data, 'base64') }))
     const bytes = kept.reduce((sum, item) => sum + item.data.length, text.length * 2)
-    const { maxTotalBytes, maxResultBytes } = this.limits
-    if (bytes > maxResultBytes || bytes > maxTotalBytes) return false
+    if (bytes > this.limits.maxResultBytes || !this.#budgets.fits(bytes)) return false
     this.#expire()
     const known = this.#kept.get(id)
     // Two reads of the same id from another replica at once: the second replaces the first.
     if (known !== undefined) this.#drop(id, known)
-    for (const [oldId, oldest] of this.#kept) {
-      if (this.#totalBytes + bytes <= maxTotalBytes) break
-      this.#drop(oldId, oldest)
+    for (let victim = this.#budgets.nextVictim(owner, bytes); victim !== undefined; victim = this.#budgets.nextVictim(owner, bytes)) {
+      this.#drop(victim.key, this.#kept.get(victim.key)!)
     }
     this.#kept.set(id, { owner, text: Buffer.from(text, 'utf16le'), media: kept, bytes, expiresAt: this.#now() + ttlMs })
-    this.#totalBytes += bytes
+    this.#budgets.add(owner, id, bytes)
     this.#schedule()
     return true
   }
@@ -167,8 +176,7 @@ export class ResultStore {
 
   /** Forgets every result and stops the expiry timer (the gateway shuts down). */
   clear (): void {
-    this.#kept.clear()
-    this.#totalBytes = 0
+    for (const [id, kept] of this.#kept) this.#drop(id, kept)
     if (this.#timer !== undefined) clearTimeout(this.#timer)
     this.#timer = undefined
   }
@@ -179,7 +187,7 @@ export class ResultStore {
 
   #drop (id: string, kept: Kept): void {
     this.#kept.delete(id)
-    this.#totalBytes -= kept.bytes
+    this.#budgets.remove(kept.owner, id)
   }
 
   #expire (): void {

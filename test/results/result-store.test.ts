@@ -1,5 +1,5 @@
-// The store of cut results: bounded in memory whatever arrives, oldest evicted first, expired on
-// time, one caller's results invisible to every other, ids that cannot be guessed, and slices that
+// The store of cut results: bounded in memory whatever arrives, oldest evicted first, one owner's
+// flood never evicting another owner's results, expired on time, one caller's results invisible to every other, ids that cannot be guessed, and slices that
 // rebuild the text exactly.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -9,7 +9,9 @@ import { pageOf } from '../../src/results/read.ts'
 const LIMITS: ResultStoreLimits = { maxTotalBytes: 1_000_000, maxResultBytes: 300_000, ttlMs: 60_000 }
 
 function store (limits: Partial<ResultStoreLimits> = {}, options: { open?: boolean, now?: () => number } = {}): ResultStore {
-  const made = new ResultStore({ ...LIMITS, ...limits }, { open: options.open ?? false, now: options.now })
+  // One owner may fill the whole store unless a test says otherwise (the per-owner tests below).
+  const maxBytesPerKey = limits.maxBytesPerKey ?? limits.maxTotalBytes ?? LIMITS.maxTotalBytes
+  const made = new ResultStore({ ...LIMITS, maxBytesPerKey, ...limits }, { open: options.open ?? false, now: options.now })
   return made
 }
 
@@ -131,4 +133,40 @@ test('media count in the caps by their decoded bytes, and leave with their resul
   assert.ok(second !== undefined && third !== undefined)
   assert.equal(results.get('alice', first), undefined, 'the oldest went to make room')
   assert.equal(results.totalBytes, 2 * (14 + 4_000))
+})
+
+test('one owner over its own cap loses its own oldest results, never another owner\'s', (t) => {
+  const results = store({ maxTotalBytes: 1_000_000, maxBytesPerKey: 250_000 })
+  t.after(() => results.clear())
+  const bob = results.keep('bob', 'b'.repeat(1_000))!
+  const flood: string[] = []
+  for (let i = 0; i < 1_000; i++) flood.push(results.keep('alice', 'a'.repeat(50_000))!)
+  assert.equal(results.get('bob', bob)?.slice(0, 3), 'bbb', 'bob\'s one result outlived alice\'s thousand')
+  assert.ok(results.bytesOf('alice') <= 250_000, `${results.bytesOf('alice')} bytes`)
+  assert.equal(results.bytesOf('alice'), 2 * 100_000, 'two of alice\'s 100 000-byte results fit her cap')
+  assert.deepEqual(flood.filter((id) => results.get('alice', id) !== undefined), flood.slice(-2), 'hers went oldest first')
+  assert.equal(results.keep('alice', 'a'.repeat(125_001)), undefined, 'one result over the per-owner cap is not kept')
+})
+
+test('past the total cap the owner holding the most pays: an owner under its fair share keeps everything', (t) => {
+  // Per-owner caps that add up to more than the store: five owners of 300 000 bytes each, 1 MB in all.
+  const results = store({ maxTotalBytes: 1_000_000, maxBytesPerKey: 300_000 })
+  t.after(() => results.clear())
+  const small = [results.keep('erin', 'e'.repeat(10_000))!, results.keep('erin', 'e'.repeat(10_000))!]
+  for (let round = 0; round < 20; round++) {
+    for (const owner of ['alice', 'bob', 'carol', 'dave']) results.keep(owner, owner[0].repeat(50_000))
+    assert.ok(results.totalBytes <= 1_000_000, `round ${round}: ${results.totalBytes} bytes`)
+  }
+  for (const id of small) assert.ok(results.get('erin', id) !== undefined, 'erin, under her share, lost nothing')
+  for (const owner of ['alice', 'bob', 'carol', 'dave']) {
+    assert.ok(results.bytesOf(owner) >= 200_000 && results.bytesOf(owner) <= 300_000, `${owner}: ${results.bytesOf(owner)} bytes`)
+  }
+})
+
+test('without maxBytesPerKey an owner may take a quarter of the store', () => {
+  const results = new ResultStore({ ...LIMITS, maxTotalBytes: 1_000_000 }, { open: false })
+  assert.equal(results.limits.maxBytesPerKey, 250_000)
+  for (let i = 0; i < 10; i++) results.keep('alice', 'a'.repeat(50_000))
+  assert.equal(results.bytesOf('alice'), 200_000)
+  results.clear()
 })

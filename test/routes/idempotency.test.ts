@@ -1,6 +1,7 @@
 // Idempotency-Key on the dispatch routes, with records in memory (no Redis): a retry replays the
 // kept answer without running the tool again, a concurrent duplicate waits for the first, another
-// request under the same key is a 422, keys belong to one API key, and a call with a key outlives
+// request under the same key is a 422, keys belong to one API key (and one key's flood never evicts
+// another's answer), and a call with a key outlives
 // its client so that the retry finds its answer.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -99,6 +100,24 @@ test('keys belong to one API key: the same key under another API key is another 
   // B's different body under the same key name is no conflict with A's.
   assert.equal((await call(app, 'count', { text: 'y' }, as('key-b'))).statusCode, 422)
   assert.equal((await call(app, 'count', { text: 'y' }, { ...as('key-a'), 'idempotency-key': 'other' })).statusCode, 200)
+})
+
+test('one API key\'s flood of keyed calls does not evict another\'s answer: its retry replays, the tool ran once', async (t) => {
+  const { dir } = await buildTestApp(t)
+  await writeFile(join(dir, 'gw.yaml'), `auth:\n  keys:\n    - { name: a, sha256: ${sha('key-a')} }\n    - { name: b, sha256: ${sha('key-b')} }\n`)
+  const { app, runs } = await appWithCounters(t, { GATEWAY_CONFIG: join(dir, 'gw.yaml'), IDEMPOTENCY_MAX_TOTAL_BYTES: '200000' })
+  const as = (key: string, name: string) => ({ authorization: `Bearer ${key}`, 'idempotency-key': name })
+  const first = await call(app, 'count', { text: 'b' }, as('key-b', 'b-1'))
+  for (let n = 0; n < 1_000; n++) {
+    assert.equal((await call(app, 'count', { text: 'a'.repeat(200) }, as('key-a', `a-${n}`))).statusCode, 200)
+  }
+  const retry = await call(app, 'count', { text: 'b' }, as('key-b', 'b-1'))
+  assert.equal(retry.headers['idempotent-replayed'], 'true')
+  assert.deepEqual(retry.json(), first.json())
+  assert.equal(runs.get('count'), 1_001, 'b\'s call ran once')
+  // A's own oldest answers made room for its newest, within a quarter of the store.
+  assert.equal((await call(app, 'count', { text: 'a'.repeat(200) }, as('key-a', 'a-999'))).headers['idempotent-replayed'], 'true')
+  assert.equal((await call(app, 'count', { text: 'a'.repeat(200) }, as('key-a', 'a-0'))).headers['idempotent-replayed'], undefined)
 })
 
 test('a batch with a key is answered again whole without running any of its calls', async (t) => {

@@ -1,6 +1,7 @@
 // GET /results/:id and read_result over real HTTP: a cut result is read back whole by the key that
 // made it, and by no other (another key, no key, an expired or unknown id: the same 404); the notice
-// tells the model how; the store stays within its cap under a burst of large results.
+// tells the model how; the store stays within its cap under a burst of large results, and one
+// key's flood of results never evicts another key's.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
@@ -156,7 +157,8 @@ test('an expired result is a 404', async (t) => {
 
 test('a burst of large results keeps the store within RESULTS_MAX_TOTAL_BYTES; a result over the per-result cap is only cut', async (t) => {
   const cap = 2_000_000
-  const { app, base } = await gateway(t, { RESULTS_MAX_TOTAL_BYTES: String(cap), RESULTS_MAX_RESULT_BYTES: String(TEXT.length * 2) })
+  // One key alone here: it may fill the store.
+  const { app, base } = await gateway(t, { RESULTS_MAX_TOTAL_BYTES: String(cap), RESULTS_MAX_BYTES_PER_KEY: String(cap), RESULTS_MAX_RESULT_BYTES: String(TEXT.length * 2) })
   const calls = Array.from({ length: 40 }, (_, i) => ({ id: `c${i}`, type: 'function', function: { name: 'big', arguments: '{}' } }))
   const batch = await call(base, 'alice', 'POST', '/dispatch', { tool_calls: calls })
   assert.equal(batch.status, 200)
@@ -172,4 +174,27 @@ test('a burst of large results keeps the store within RESULTS_MAX_TOTAL_BYTES; a
   assert.equal(envelope.truncated, true)
   assert.equal(envelope.resultId, undefined)
   assert.match(envelope.content, /\[\.\.\. truncated \d+ of \d+ characters \.\.\.\]/, 'the plain notice: nothing to promise')
+})
+
+test('one key\'s thousand kept results never evict another key\'s: it loses its own oldest instead', async (t) => {
+  const { app, base } = await gateway(t, { RESULTS_MAX_TOTAL_BYTES: '4000000' })
+  const medium = 'm'.repeat(20_000)
+  app.gateway.registry.register(fixtureTool('medium', { toolset: 'x', maxResultSizeChars: 100, handler: async () => medium }))
+  const { json: mine } = await call(base, 'bob', 'POST', '/dispatch/medium', {})
+  assert.match(mine.resultId, /^res_/)
+  const flood: string[] = []
+  for (let batch = 0; batch < 8; batch++) {
+    const calls = Array.from({ length: 125 }, (_, i) => ({ id: `c${batch}_${i}`, type: 'function', function: { name: 'medium', arguments: '{}' } }))
+    const { status, json } = await call(base, 'alice', 'POST', '/dispatch', { tool_calls: calls })
+    assert.equal(status, 200)
+    for (const result of json.results as Array<{ resultId: string }>) flood.push(result.resultId)
+  }
+  assert.equal(flood.length, 1_000)
+  // 40 000 bytes each: alice's quarter of the 4 MB store holds her 25 newest.
+  assert.equal(app.gateway.results.bytesOf('alice'), 1_000_000)
+  assert.equal((await call(base, 'alice', 'GET', `/results/${flood[0]}`)).status, 404, 'alice\'s oldest went')
+  assert.equal((await call(base, 'alice', 'GET', `/results/${flood.at(-1)}`)).status, 200)
+  const read = await call(base, 'bob', 'GET', `/results/${mine.resultId}`)
+  assert.equal(read.status, 200)
+  assert.equal(read.json.content, medium, 'bob\'s one result is still there, whole')
 })

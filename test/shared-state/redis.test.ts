@@ -1,5 +1,6 @@
 // Two gateway apps in one process sharing a real redis-server: one rate-limit budget per caller,
-// results kept by one read on the other, Idempotency-Key records seen by both; and what happens
+// results kept by one read on the other, Idempotency-Key records seen by both, each key's results and
+// answers within its own budget in Redis; and what happens
 // when Redis is down at start, dies mid-run or hangs: every call still answers, from memory, and
 // /readyz and the logs say so.
 import { test } from 'node:test'
@@ -9,6 +10,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
 import { toolResult } from '../../src/registry/tool-result.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import type { CapturedLogger } from '../helpers/logger.ts'
@@ -116,6 +118,52 @@ test('an Idempotency-Key retried on the other replica, or sent to both at once, 
   assert.deepEqual(answerB.json(), answerA.json())
   assert.equal(answerB.headers['idempotent-replayed'], 'true')
   assert.equal(runs.gate, 1)
+})
+
+test('in Redis one key\'s flood of kept results and keyed answers never pushes out another key\'s: each key has its own budget there', async (t) => {
+  const redis = await startRedis(t)
+  const { apps, runs } = await replicas(t, redis.url, { RESULTS_MAX_BYTES_PER_KEY: '300000', IDEMPOTENCY_MAX_BYTES_PER_KEY: '100000' })
+  for (const app of apps) {
+    app.gateway.registry.register(fixtureTool('wide', { maxResultSizeChars: 100, handler: async () => 'w'.repeat(50_000) }))
+    app.gateway.registry.register(fixtureTool('echo', { handler: async (args) => toolResult({ run: ++runs.count, text: args.text ?? null }) }))
+  }
+  // Redis bounded as the README says (maxmemory, volatile-lru), 3 MB above what it holds now: its
+  // own eviction, blind to keys, would take b's entries among a's 15 MB without the budgets.
+  const admin = new Redis(redis.url)
+  t.after(() => { admin.disconnect() })
+  const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1])
+  await admin.config('SET', 'maxmemory', String(used + 3_000_000))
+  await admin.config('SET', 'maxmemory-policy', 'volatile-lru')
+  const send = async (app: FastifyInstance, key: string, url: string, payload: object, headers: Record<string, string> = {}) =>
+    await app.inject({ method: 'POST', url, payload, headers: { authorization: `Bearer ${key}`, ...headers } })
+
+  const mine = (await send(apps[0], 'key-b', '/dispatch/wide', {})).json()
+  assert.match(mine.resultId, /^res_/)
+  const answer = (await send(apps[0], 'key-b', '/dispatch/echo', { text: 'b' }, { 'idempotency-key': 'b-1' })).json()
+  for (let batch = 0; batch < 5; batch++) {
+    const calls = Array.from({ length: 40 }, (_, i) => ({ id: `c${batch}_${i}`, type: 'function', function: { name: 'wide', arguments: '{}' } }))
+    assert.equal((await send(apps[batch % 2], 'key-a', '/dispatch', { tool_calls: calls })).statusCode, 200)
+  }
+  for (let n = 0; n < 1_000; n++) {
+    assert.equal((await send(apps[n % 2], 'key-a', '/dispatch/echo', { text: 'a'.repeat(5_000) }, { 'idempotency-key': `a-${n}` })).statusCode, 200)
+  }
+  const held = async (namespace: string, owner: string) =>
+    Number(await admin.hget(`tool-gateway:${namespace}owner-bytes:${createHash('sha256').update(owner).digest('base64url')}`, '#total'))
+  assert.ok(await held('result:', 'a') <= 300_000, `a's results take ${await held('result:', 'a')} bytes in Redis`)
+  assert.ok(await held('idempotency:', 'a') <= 100_000, `a's answers take ${await held('idempotency:', 'a')} bytes in Redis`)
+  assert.equal(Number((/evicted_keys:(\d+)/.exec(await admin.info('stats')))![1]), 0, 'Redis evicted nothing')
+
+  // b reads its result, and retries its call, on the replica that never saw either.
+  const read = await apps[1].inject({ url: `/results/${mine.resultId}`, headers: { authorization: 'Bearer key-b' } })
+  assert.equal(read.statusCode, 200)
+  assert.equal(read.json().content, 'w'.repeat(50_000))
+  const runsBefore = runs.count
+  const retry = await send(apps[1], 'key-b', '/dispatch/echo', { text: 'b' }, { 'idempotency-key': 'b-1' })
+  assert.equal(retry.headers['idempotent-replayed'], 'true')
+  assert.deepEqual(retry.json(), answer)
+  assert.equal(runs.count, runsBefore, 'b\'s call ran once')
+  // a's own oldest went, on every replica's word: its first answer is gone from Redis.
+  assert.equal(await admin.exists(`tool-gateway:idempotency:${createHash('sha256').update('a\na-0').digest('base64url')}`), 0)
 })
 
 test('Redis down at start: the gateway starts, serves from memory, and /readyz and the log say so', async (t) => {
