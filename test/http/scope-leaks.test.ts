@@ -1,6 +1,7 @@
 // What a key limited to toolsets must not learn: /toolsets shows it only its own toolsets and what
 // they include (not a composite that merely contains some of its tools, whose description and
-// includes name the rest), and /metrics, whose labels name every tool, is for operators only.
+// includes name the rest), /metrics, whose labels name every tool, is for operators only, and the
+// OpenAPI document and Swagger UI name no tool or toolset at all (they describe the routes only).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
@@ -76,4 +77,20 @@ test('METRICS_PUBLIC=true opens /metrics to scrapers without a key, as the opera
   const anonymous = await app.inject({ url: '/metrics' })
   assert.equal(anonymous.statusCode, 200)
   assert.match(anonymous.body, /gateway_tool_calls_in_flight/)
+})
+
+test('the OpenAPI document and Swagger UI name no tool or toolset of the gateway: a limited key gets what every caller gets', async (t) => {
+  const app = await scopedApp(t)
+  const pages = ['/documentation/json', '/documentation/yaml', '/documentation', '/documentation/static/swagger-initializer.js']
+  for (const url of pages) {
+    const limited = await app.inject({ url, headers: bearer(LIMITED_KEY) })
+    assert.equal(limited.statusCode, 200, url)
+    for (const name of ['alpha', 'beta_payroll', 'Payroll', 'combo', 'x-plus', 'Only alpha']) assert.ok(!limited.body.includes(name), `${url} names ${name}`)
+    const operator = await app.inject({ url, headers: bearer(OPERATOR_KEY) })
+    assert.equal(operator.body, limited.body, `${url} is the same for every key`)
+  }
+  // Built from the routes' schemas only: a tool registered later changes nothing.
+  app.gateway.registry.register(fixtureTool('gamma_ledger', { toolset: 'y' }))
+  assert.ok(!(await app.inject({ url: '/documentation/json', headers: bearer(LIMITED_KEY) })).body.includes('gamma_ledger'))
+  assert.equal((await app.inject({ url: '/documentation/json' })).statusCode, 401, 'and it needs a key')
 })
