@@ -1,9 +1,8 @@
 // Liveness and readiness, open to orchestrators even when keys are configured, and metrics, for
 // operators (an unlimited key, or open when METRICS_PUBLIC=true).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type, type Static } from 'typebox'
-import { DEGRADED_WITHOUT_REDIS } from '../src/shared-state/degraded.ts'
-import type { RedisLink } from '../src/shared-state/redis-link.ts'
+import { Type } from 'typebox'
+import { metricsText, readiness } from '../src/http/probes.ts'
 
 const Health = Type.Object({
   status: Type.String({ description: '"ok" while the process serves.' })
@@ -20,14 +19,6 @@ const Readiness = Type.Object({
   }, { description: 'Present when REDIS_URL is set. Readiness does not depend on it: without Redis each replica serves from its own memory.' }))
 }, { description: 'Readiness answer.' })
 
-/** The readiness details of the shared Redis; a replica without it stays ready (it degrades). */
-function redisDetails (link: RedisLink | undefined): Static<typeof Readiness>['redis'] {
-  if (link === undefined) return undefined
-  // Why it is not connected goes to the log only: /readyz is open, and the error names Redis's address.
-  const { connected } = link
-  return { connected, degraded: connected ? [] : [...DEGRADED_WITHOUT_REDIS] }
-}
-
 const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/healthz', {
     config: { public: true, traced: false },
@@ -42,15 +33,8 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Readiness, 503: Readiness }
     }
   }, async (_request, reply) => {
-    const { lifecycle, gateway } = app
-    const body = {
-      ready: lifecycle.ready,
-      draining: lifecycle.draining,
-      generation: gateway.registry.generation,
-      tools: gateway.registry.snapshot().tools.size,
-      redis: redisDetails(app.redis)
-    }
-    return reply.code(body.ready ? 200 : 503).send(body)
+    const { status, body } = readiness(app)
+    return reply.code(status).send(body)
   })
 
   app.get('/metrics', {
@@ -63,8 +47,8 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Type.String({ description: 'Prometheus text format.' }) }
     }
   }, async (_request, reply) => {
-    reply.type(app.metrics.registry.contentType)
-    return app.metrics.registry.metrics()
+    const { contentType, text } = await metricsText(app)
+    return reply.type(contentType).send(text)
   })
 }
 

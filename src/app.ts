@@ -10,6 +10,7 @@ import { loadConfig } from './config/load.ts'
 import type { GatewayConfig } from './config/schema.ts'
 import { createGateway, type Gateway } from './gateway.ts'
 import access from './http/access.ts'
+import adminListener from './http/admin-listener.ts'
 import auth from './http/auth.ts'
 import calls from './http/calls.ts'
 import errorHandling from './http/error-handler.ts'
@@ -25,6 +26,7 @@ import inFlight from './http/in-flight.ts'
 import pressure from './http/pressure.ts'
 import { serverOptions } from './http/server-options.ts'
 import sharedState from './http/shared-state.ts'
+import slowBodies from './http/slow-bodies.ts'
 import tracing from './http/tracing.ts'
 import { createLogger } from './logger.ts'
 import { Reloader, type ReloadReport } from './reload/reloader.ts'
@@ -108,6 +110,7 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   await app.register(errorHandling, { bodyLimit: config.http.bodyLimitBytes })
   await app.register(jsonBody)
   await app.register(lifecycle)
+  await app.register(slowBodies, { bodyIdleTimeoutMs: config.http.bodyIdleTimeoutMs })
   await app.register(hostCheck, { config })
   await app.register(sharedState)
   await app.register(auth, { config, env: options.env })
@@ -116,6 +119,7 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   await app.register(rateLimit, config.http.rateLimit)
   await app.register(access)
   await app.register(metrics)
+  await app.register(adminListener, { host: config.http.adminHost ?? config.host, port: config.http.adminPort })
   await app.register(calls)
   await app.register(idempotency)
   await app.register(openapi)

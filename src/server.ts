@@ -58,6 +58,7 @@ async function serveHttp (config: GatewayConfig): Promise<void> {
     await logLastLine(logger, 'shut down', 2_000)
   })
   await app!.listen({ host: config.host, port: config.port })
+  await app!.listenAdmin()
 }
 
 async function main (): Promise<void> {

@@ -138,19 +138,23 @@ test('the schema check rejects a broken object, and a kind it has no schema for'
   assert.throws(() => validate({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }), /no schema to validate v1 Pod p/)
 })
 
-test('gateway: probes on /healthz and /readyz reach the port it listens on, and the Service targets it', async (t) => {
+test('gateway: probes on /healthz and /readyz reach its admin port (outside the traffic limits), the Service targets the traffic port only', async (t) => {
   const deployment = find(base(), 'Deployment', 'tool-gateway')
   const gateway = containerOf(deployment, 'gateway')
   const { config } = await podConfig(t, base(), OPERATOR_SECRET)
   assert.equal(portNumber(gateway, 'http'), config.port)
+  assert.ok(config.http.adminPort !== undefined && config.http.adminPort !== config.port, 'the manifest sets ADMIN_PORT')
+  assert.equal(portNumber(gateway, 'admin'), config.http.adminPort)
   for (const [probe, path] of [['startupProbe', '/healthz'], ['livenessProbe', '/healthz'], ['readinessProbe', '/readyz']] as const) {
     const get = gateway[probe]?.httpGet
     assert.equal(get?.path, path, `${probe} path`)
-    assert.equal(portNumber(gateway, get.port), config.port, `${probe} port`)
+    assert.equal(portNumber(gateway, get.port), config.http.adminPort, `${probe} port`)
   }
+  const annotations = templateOf(deployment).metadata.annotations ?? {}
+  assert.equal(Number(annotations['prometheus.io/port']), config.http.adminPort)
   const service = find(base(), 'Service', 'tool-gateway').spec as { selector: Record<string, string>, ports: Array<{ targetPort: number | string }> }
   assert.ok(selects(service.selector, templateOf(deployment).metadata.labels))
-  assert.equal(portNumber(gateway, service.ports[0].targetPort), config.port)
+  assert.deepEqual(service.ports.map((port) => portNumber(gateway, port.targetPort)), [config.port])
 })
 
 test('every container runs as non-root on a read-only root, without privileges, with requests and limits', () => {
@@ -268,11 +272,12 @@ test('redis overlay: REDIS_URL names the Redis Service and port; Redis keeps not
 })
 
 /** The gateway container of `objects` started as its pod would (loopback, a free port), and its base URL. */
-async function startGatewayPod (t: TestContext, objects: K8sObject[], env: Record<string, string> = {}): Promise<{ pod: PodProcess, url: string, root: string }> {
+async function startGatewayPod (t: TestContext, objects: K8sObject[], env: Record<string, string> = {}): Promise<{ pod: PodProcess, url: string, admin: string, root: string }> {
   const root = await tempDir(t)
   // Loopback and a free port: a test opens no port to the network (protected mode is checked above).
-  const pod = await runInPod(t, objects, 'tool-gateway', 'gateway', root, [process.execPath, join(ROOT, 'src', 'server.ts')], { HOST: '127.0.0.1', PORT: '0', ...env })
-  return { pod, url: `http://127.0.0.1:${await listeningPort(pod)}`, root }
+  const adminPort = await freePort()
+  const pod = await runInPod(t, objects, 'tool-gateway', 'gateway', root, [process.execPath, join(ROOT, 'src', 'server.ts')], { HOST: '127.0.0.1', PORT: '0', ADMIN_PORT: String(adminPort), ...env })
+  return { pod, url: `http://127.0.0.1:${await listeningPort(pod)}`, admin: `http://127.0.0.1:${adminPort}`, root }
 }
 
 /** SIGTERM, as the kubelet sends it (bubblewrap passes no signal on: the gateway's own pid, from its log). */
@@ -284,8 +289,12 @@ async function stopGatewayPod (pod: PodProcess): Promise<void> {
 
 test('the real gateway starts as the operator overlay\'s pod, on a read-only root: ready, the key enforced, writes on the emptyDirs', async (t) => {
   const key = 'an-operator-key'
-  const { pod, url, root } = await startGatewayPod(t, await operatorOverlay(t, key))
+  const { pod, url, admin, root } = await startGatewayPod(t, await operatorOverlay(t, key))
   assert.equal((await fetch(`${url}/readyz`)).status, 200)
+  assert.equal((await fetch(`${admin}/readyz`)).status, 200)
+  // The scrape needs no key there; on the traffic port it does.
+  assert.equal((await fetch(`${admin}/metrics`)).status, 200)
+  assert.equal((await fetch(`${url}/metrics`)).status, 401)
   assert.equal((await fetch(`${url}/definitions`)).status, 401)
   const authorization = `Bearer ${key}`
   assert.equal((await fetch(`${url}/definitions`, { headers: { authorization } })).status, 200)

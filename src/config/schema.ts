@@ -80,6 +80,9 @@ export const ConfigSchema = Type.Object({
     batchConcurrency: Type.Integer({ minimum: 1, maximum: 256, default: 8, description: 'Calls of one POST /dispatch batch run at once (BATCH_CONCURRENCY).' }),
     maxBatchSize: Type.Integer({ minimum: 1, maximum: 1024, default: 128, description: 'Most tool calls in one batch.' }),
     requestTimeoutMs: PositiveMs('Longest time to receive one request, headers and body; a slower one is answered 408 and its connection closed (REQUEST_TIMEOUT_MS).', 30_000),
+    bodyIdleTimeoutMs: PositiveMs('A request body that stops arriving for this long is answered 408 and its connection closed (BODY_IDLE_TIMEOUT_MS).', 5_000),
+    adminPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'A second port serving only /healthz, /readyz and /metrics, without keys and outside the traffic limits, so probes and scrapes answer while traffic saturates the main port; absent = none (ADMIN_PORT). Keep it inside the cluster.' })),
+    adminHost: Type.Optional(Type.String({ minLength: 1, description: 'Address of the admin port; absent = the main host (ADMIN_HOST).' })),
     maxConnections: Type.Integer({ minimum: 1, default: 512, description: 'Open connections served at once; more are closed on arrival, so slow clients cannot exhaust file descriptors (MAX_CONNECTIONS).' }),
     authFailures: Type.Object({
       max: Type.Integer({ minimum: 1, default: 10, description: 'Failed authentications one client address may make per window; then 429 with Retry-After until the window ends (AUTH_FAILURE_MAX).' }),
@@ -116,7 +119,11 @@ export const ConfigSchema = Type.Object({
       description: 'Browser origins allowed to call /mcp (MCP_ALLOWED_ORIGINS, comma-separated; `*` = any); a request with any other Origin header is refused 403 (DNS-rebinding protection). Empty: on a loopback host, pages of localhost / 127.0.0.1 / [::1] on any port; elsewhere none. Requests without Origin (non-browser clients) pass.'
     }),
     maxSessions: Type.Integer({ minimum: 0, default: 1000, description: 'MCP sessions kept at once (MCP_MAX_SESSIONS); past it, or at 0, clients are served statelessly.' }),
+    maxSessionsPerKey: Type.Integer({ minimum: 0, default: 100, description: 'MCP sessions one caller (API key, else client address) may hold at once (MCP_MAX_SESSIONS_PER_KEY); past it its clients are served statelessly, so one caller cannot take every session.' }),
     sessionIdleMs: PositiveMs('An MCP session with no request for this long, and none open (a call, its notification stream), is closed (MCP_SESSION_IDLE_MS).', 600_000),
+    sessionMaxMs: PositiveMs('An MCP session is closed this long after it opened, busy or not; the client initializes again (MCP_SESSION_MAX_MS).', 86_400_000),
+    maxStreamsPerKey: Type.Integer({ minimum: 0, default: 16, description: 'MCP notification streams (GET /mcp) one caller may hold open at once; more are answered 429 with Retry-After (MCP_MAX_STREAMS_PER_KEY).' }),
+    streamMaxMs: PositiveMs('A notification stream (GET /mcp) is ended this long after it opened; the client opens it again (MCP_STREAM_MAX_MS).', 1_800_000),
     pageSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 500, description: 'Tools per tools/list page; more come through nextCursor.' }),
     upstreamMaxMessageBytes: Type.Integer({
       minimum: 1024,

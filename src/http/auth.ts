@@ -18,7 +18,12 @@ export interface Principal {
   toolsets?: readonly string[]
 }
 
-interface KnownKey { name: string, digest: Buffer, toolsets?: readonly string[] }
+interface KnownKey {
+  readonly name: string
+  readonly digest: Buffer
+  /** What authenticate answers for this key: one object per key, kept across reloads that leave the key as it was. */
+  readonly principal: Principal
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -49,20 +54,30 @@ export interface Authenticator {
   authenticate: (authorization: string | undefined) => Principal | undefined
   /** Serves the keys of a reloaded configuration (their digests, names and toolsets) from now on. */
   replaceKeys: (config: GatewayConfig) => void
+  /** Whether `principal` still is one a configured key gives: false once a reload removed or changed its key. */
+  isCurrent: (principal: Principal) => boolean
+  /** Calls `listener` after each replaceKeys (to end what revoked keys hold open); returns the unsubscribe. */
+  onKeysReplaced: (listener: () => void) => () => void
 }
 
-function knownKeys (config: GatewayConfig, env: NodeJS.ProcessEnv): KnownKey[] {
-  return config.auth.keys.map((key) => ({
-    name: key.name,
+function sameToolsets (a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : a.length === b.length && a.every((toolset, i) => toolset === b[i])
+}
+
+/** The configured keys; one that `before` had already, same name, secret and toolsets, keeps its principal. */
+function knownKeys (config: GatewayConfig, env: NodeJS.ProcessEnv, before: readonly KnownKey[] = []): KnownKey[] {
+  return config.auth.keys.map((key) => {
     // loadConfig has checked that exactly one of sha256 / env is set and that the variable exists.
-    digest: key.sha256 !== undefined ? Buffer.from(key.sha256, 'hex') : digest(env[key.env as string] ?? ''),
-    toolsets: key.toolsets
-  }))
+    const keyDigest = key.sha256 !== undefined ? Buffer.from(key.sha256, 'hex') : digest(env[key.env as string] ?? '')
+    const kept = before.find((old) => old.name === key.name && old.digest.equals(keyDigest) && sameToolsets(old.principal.toolsets, key.toolsets))
+    return kept ?? { name: key.name, digest: keyDigest, principal: Object.freeze({ name: key.name, toolsets: key.toolsets }) }
+  })
 }
 
 export function createAuthenticator (config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): Authenticator {
   let keys = knownKeys(config, env)
   const enabled = keys.length > 0
+  const listeners = new Set<() => void>()
   return {
     enabled,
     authenticate (authorization) {
@@ -75,13 +90,21 @@ export function createAuthenticator (config: GatewayConfig, env: NodeJS.ProcessE
       for (const key of keys) {
         if (timingSafeEqual(presented, key.digest) && found === undefined) found = key
       }
-      return found === undefined ? undefined : { name: found.name, toolsets: found.toolsets }
+      return found?.principal
     },
     replaceKeys (next) {
-      const replacement = knownKeys(next, env)
+      const replacement = knownKeys(next, env, keys)
       // Open stays open and guarded stays guarded: the hook that checks keys is installed at start.
       if ((replacement.length > 0) !== enabled) throw new Error('switching between an open gateway and one with keys needs a restart')
       keys = replacement
+      for (const listener of listeners) listener()
+    },
+    isCurrent (principal) {
+      return principal === ANONYMOUS || keys.some((key) => key.principal === principal)
+    },
+    onKeysReplaced (listener) {
+      listeners.add(listener)
+      return () => { listeners.delete(listener) }
     }
   }
 }

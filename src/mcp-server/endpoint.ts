@@ -7,6 +7,7 @@ import { WebStandardStreamableHTTPServerTransport, isInitializeRequest, type Ser
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../access/caller.ts'
 import { callerOfRequest } from './http-caller.ts'
+import { callerOf } from '../http/in-flight.ts'
 import { numericHeader } from '../http/query.ts'
 import { onToolsChanged } from './list-changed.ts'
 import { createProtocolServer } from './protocol-server.ts'
@@ -42,6 +43,9 @@ function webRequestOf (request: FastifyRequest): Request {
   return new Request(`http://${request.host}${request.url}`, { method: request.method, headers })
 }
 
+/** Seconds a caller at its stream cap is told to wait: streams end when their clients go. */
+const STREAM_RETRY_AFTER_S = 30
+
 function ownerOf (request: FastifyRequest): string {
   return request.principal?.name ?? ''
 }
@@ -51,12 +55,17 @@ export class McpEndpoint {
   readonly #sessions: SessionStore
   readonly #requests = new WeakMap<Request, FastifyRequest>()
   readonly #toolsChanged: { stop: () => void }
+  readonly #stopRevoking: () => void
 
   constructor (app: FastifyInstance) {
-    const { maxSessions, sessionIdleMs } = app.gateway.config.mcp
+    const { maxSessions, maxSessionsPerKey, maxStreamsPerKey, sessionIdleMs, sessionMaxMs, streamMaxMs } = app.gateway.config.mcp
     this.#app = app
-    this.#sessions = new SessionStore({ maxSessions, idleMs: sessionIdleMs, logger: app.log })
+    this.#sessions = new SessionStore({
+      maxSessions, maxSessionsPerKey, maxStreamsPerKey, idleMs: sessionIdleMs, maxLifetimeMs: sessionMaxMs, streamMaxMs, logger: app.log
+    })
     this.#toolsChanged = onToolsChanged(app.gateway.registry, () => { this.#sessions.toolsChanged() })
+    const { authenticator } = app
+    this.#stopRevoking = authenticator.onKeysReplaced(() => { this.#sessions.closeRevoked((principal) => authenticator.isCurrent(principal)) })
   }
 
   async handle (request: FastifyRequest, reply: FastifyReply): Promise<Response> {
@@ -69,6 +78,10 @@ export class McpEndpoint {
       const session = this.#sessions.get(sessionId, ownerOf(request))
       // Unknown, closed, or another key's: the same answer, so ids cannot be probed.
       if (session === undefined) return jsonRpcError(404, -32001, 'Session not found: it ended or never existed; send initialize again without Mcp-Session-Id')
+      if (request.method === 'GET') {
+        const refused = this.#sessions.openStream(session, reply.raw)
+        if (refused !== undefined) return jsonRpcError(429, -32000, refused, { 'retry-after': String(STREAM_RETRY_AFTER_S) })
+      }
       this.#sessions.busyUntilClosed(session, reply.raw)
       return await session.transport.handleRequest(web, { parsedBody: request.body })
     }
@@ -76,12 +89,13 @@ export class McpEndpoint {
     // one) and nothing to end.
     if (request.method === 'GET') return jsonRpcError(405, -32000, 'GET /mcp streams a session\'s notifications: send the Mcp-Session-Id header of a session (initialize opens one)', { allow: 'POST, DELETE' })
     if (request.method === 'DELETE') return jsonRpcError(400, -32000, 'DELETE /mcp ends a session: send the Mcp-Session-Id header of the session to end')
-    if (isInitializeRequest(request.body) && this.#sessions.hasRoom()) return await this.#open(web, request)
+    if (isInitializeRequest(request.body) && this.#sessions.hasRoom(callerOf(request))) return await this.#open(web, request)
     return await this.#stateless(web, request, reply)
   }
 
   async close (): Promise<void> {
     this.#toolsChanged.stop()
+    this.#stopRevoking()
     await this.#sessions.closeAll()
   }
 
@@ -99,7 +113,10 @@ export class McpEndpoint {
       onsessionclosed: () => { this.#sessions.forget(id) }
     })
     const server = createProtocolServer(this.#app, this.#callerOf)
-    const session: McpSession = { id, owner: ownerOf(request), server, transport, lastSeen: Date.now(), busy: 0 }
+    const now = Date.now()
+    const session: McpSession = {
+      id, owner: ownerOf(request), principal: request.principal, caller: callerOf(request), server, transport, openedAt: now, lastSeen: now, busy: 0
+    }
     transport.onclose = () => { this.#sessions.forget(id) }
     await server.connect(transport)
     this.#sessions.add(session)

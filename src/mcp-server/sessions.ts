@@ -1,15 +1,24 @@
-// MCP sessions kept in memory: bounded in number (past the bound clients are served statelessly),
-// closed after an idle time (no request, and none still open), closed all together on shutdown,
-// and told when the tools change.
+// MCP sessions kept in memory, bounded so that no caller can take them all: in number, in all and
+// per caller (past either bound clients are served statelessly); closed after an idle time (no
+// request, and none still open) and after a maximum lifetime whatever they do; closed all together
+// on shutdown, and those of a key a reload revoked; told when the tools change. Their notification
+// streams (GET /mcp) are bounded per caller too, and each ends after a maximum lifetime (the client
+// opens it again, as MCP clients do when a stream ends).
 import type { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import type { Logger } from 'pino'
+import type { Principal } from '../http/auth.ts'
 
 export interface McpSession {
   readonly id: string
   /** The API key's name that opened it: another key cannot use it, or even learn it exists. */
   readonly owner: string
+  /** The key that opened it, to close the session when a reload revokes it; undefined on an open gateway. */
+  readonly principal: Principal | undefined
+  /** What its caps count it against: the key, else the client address (as the in-flight limits). */
+  readonly caller: string
   readonly server: Server
   readonly transport: WebStandardStreamableHTTPServerTransport
+  readonly openedAt: number
   lastSeen: number
   /** Requests of the session still open (a long call, the GET notification stream): not idle. */
   busy: number
@@ -17,13 +26,34 @@ export interface McpSession {
 
 export interface SessionStoreOptions {
   maxSessions: number
+  maxSessionsPerKey: number
+  maxStreamsPerKey: number
   idleMs: number
+  maxLifetimeMs: number
+  streamMaxMs: number
   logger: Pick<Logger, 'info' | 'debug'>
   now?: () => number
 }
 
+/** Counts per caller, forgetting a caller at zero so the map holds only callers with something open. */
+class PerCaller {
+  readonly #counts = new Map<string, number>()
+
+  of (caller: string): number {
+    return this.#counts.get(caller) ?? 0
+  }
+
+  add (caller: string, by: 1 | -1): void {
+    const next = this.of(caller) + by
+    if (next <= 0) this.#counts.delete(caller)
+    else this.#counts.set(caller, next)
+  }
+}
+
 export class SessionStore {
   readonly #sessions = new Map<string, McpSession>()
+  readonly #sessionsOf = new PerCaller()
+  readonly #streamsOf = new PerCaller()
   readonly #options: SessionStoreOptions
   readonly #now: () => number
   readonly #sweeper: NodeJS.Timeout
@@ -31,8 +61,9 @@ export class SessionStore {
   constructor (options: SessionStoreOptions) {
     this.#options = options
     this.#now = options.now ?? Date.now
-    // A quarter of the idle time between sweeps: a session lives at most 1.25 × idleMs unused.
-    this.#sweeper = setInterval(() => { this.sweep() }, Math.max(1000, Math.floor(options.idleMs / 4)))
+    // A quarter of the shorter time between sweeps: a session lives at most 1.25 × idleMs unused.
+    const every = Math.min(options.idleMs, options.maxLifetimeMs) / 4
+    this.#sweeper = setInterval(() => { this.sweep() }, Math.max(1000, Math.floor(every)))
     this.#sweeper.unref()
   }
 
@@ -40,12 +71,14 @@ export class SessionStore {
     return this.#sessions.size
   }
 
-  hasRoom (): boolean {
-    return this.#sessions.size < this.#options.maxSessions
+  /** Whether `caller` may open one more session: room in all, and under its own share. */
+  hasRoom (caller: string): boolean {
+    return this.#sessions.size < this.#options.maxSessions && this.#sessionsOf.of(caller) < this.#options.maxSessionsPerKey
   }
 
   add (session: McpSession): void {
     this.#sessions.set(session.id, session)
+    this.#sessionsOf.add(session.caller, 1)
   }
 
   /** The session, when it exists and belongs to `owner`; marks it used. */
@@ -68,22 +101,55 @@ export class SessionStore {
     })
   }
 
+  /**
+   * Counts a notification stream of the session open until `response` closes, and ends it after
+   * streamMaxMs; or says why the caller may not open one more (nothing counted then).
+   */
+  openStream (session: McpSession, response: NodeJS.EventEmitter): string | undefined {
+    const open = this.#streamsOf.of(session.caller)
+    if (open >= this.#options.maxStreamsPerKey) {
+      return `this caller already has ${open} MCP notification streams open (GET /mcp), the most one may have (mcp.maxStreamsPerKey, MCP_MAX_STREAMS_PER_KEY); close one, or retry later`
+    }
+    this.#streamsOf.add(session.caller, 1)
+    // The SDK keeps one stream per session: closing it ends this one, and the client reconnects.
+    const end = setTimeout(() => { session.transport.closeStandaloneSSEStream() }, this.#options.streamMaxMs)
+    end.unref()
+    response.once('close', () => {
+      clearTimeout(end)
+      this.#streamsOf.add(session.caller, -1)
+    })
+    return undefined
+  }
+
   /** Forgets a session its transport closed (DELETE, or closed here). */
   forget (id: string): void {
+    const session = this.#sessions.get(id)
+    if (session === undefined) return
     this.#sessions.delete(id)
+    this.#sessionsOf.add(session.caller, -1)
   }
 
   async close (session: McpSession): Promise<void> {
-    this.#sessions.delete(session.id)
+    this.forget(session.id)
     await session.server.close().catch(() => {})
   }
 
-  /** Closes the sessions unused for longer than the idle time. */
+  /** Closes the sessions unused for longer than the idle time, and those past their lifetime. */
   sweep (): void {
-    const oldest = this.#now() - this.#options.idleMs
+    const now = this.#now()
     for (const session of [...this.#sessions.values()]) {
-      if (session.busy > 0 || session.lastSeen > oldest) continue
-      this.#options.logger.info({ mcpSession: session.id }, 'MCP session closed: idle')
+      const expired = now - session.openedAt >= this.#options.maxLifetimeMs
+      if (!expired && (session.busy > 0 || session.lastSeen > now - this.#options.idleMs)) continue
+      this.#options.logger.info({ mcpSession: session.id }, expired ? 'MCP session closed: past its lifetime (mcp.sessionMaxMs)' : 'MCP session closed: idle')
+      this.close(session).catch(() => {})
+    }
+  }
+
+  /** Closes the sessions whose key `stillValid` refuses (a reload removed or changed it): their streams end. */
+  closeRevoked (stillValid: (principal: Principal) => boolean): void {
+    for (const session of [...this.#sessions.values()]) {
+      if (session.principal === undefined || stillValid(session.principal)) continue
+      this.#options.logger.info({ mcpSession: session.id, key: session.owner }, 'MCP session closed: its key was revoked')
       this.close(session).catch(() => {})
     }
   }

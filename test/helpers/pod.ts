@@ -36,7 +36,7 @@ export interface PodSpec {
   terminationGracePeriodSeconds?: number
   automountServiceAccountToken?: boolean
 }
-export interface Template { metadata: { labels: Record<string, string> }, spec: PodSpec }
+export interface Template { metadata: { labels: Record<string, string>, annotations?: Record<string, string> }, spec: PodSpec }
 
 /** The object of this kind and name; fails naming what was there instead. */
 export function find (objects: K8sObject[], kind: string, name: string): K8sObject {
