@@ -8,7 +8,7 @@
 // Exempt: health, readiness and metrics (probes must answer while traffic saturates) and the MCP
 // notification stream (GET /mcp, which stays open by design and has caps of its own).
 import type { Socket } from 'node:net'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../config/schema.ts'
 import { OverloadedError, RateLimitedError } from '../errors.ts'
@@ -27,10 +27,6 @@ export function callerOf (request: FastifyRequest): string {
 export function isOperatorRoute (request: FastifyRequest): boolean {
   const config = request.routeOptions.config
   return config?.public === true || config?.operatorOnly === true
-}
-
-function isExempt (request: FastifyRequest): boolean {
-  return isOperatorRoute(request) || (request.method === 'GET' && request.routeOptions.url === '/mcp')
 }
 
 export class InFlightCounter {
@@ -82,11 +78,17 @@ declare module 'fastify' {
   }
 }
 
+/** Whether a route's requests are exempt whatever their method (GET /mcp is decided per request). */
+function exemptRoute (route: RouteOptions): boolean {
+  return route.config?.public === true || route.config?.operatorOnly === true
+}
+
+type OnRequest = NonNullable<RouteOptions['onRequest']>
+
 export default fp<{ limits: InFlightLimits }>(async function inFlight (app, { limits }) {
   const counter = new InFlightCounter(limits)
   app.decorate('inFlight', counter)
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (isExempt(request)) return
+  const count = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const entered = counter.enter(callerOf(request), request.raw.socket)
     if (entered instanceof Error) {
       reply.header('Retry-After', String(RETRY_AFTER_S))
@@ -94,5 +96,17 @@ export default fp<{ limits: InFlightLimits }>(async function inFlight (app, { li
     }
     // 'close' fires once the answer is sent and also when the client goes away first.
     reply.raw.once('close', entered)
+  }
+  const countUnlessStream = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (request.method !== 'GET') await count(request, reply)
+  }
+  // Decided once per route, not per request: reading request.routeOptions builds an object each
+  // time, which cost more than the counting itself. A route's own onRequest hooks run after the
+  // app's, so the caller is authenticated by then.
+  app.addHook('onRoute', (route) => {
+    if (exemptRoute(route)) return
+    const hook = route.url === '/mcp' ? countUnlessStream : count
+    const own: OnRequest[] = route.onRequest === undefined ? [] : [route.onRequest].flat() as OnRequest[]
+    route.onRequest = [hook, ...own] as OnRequest
   })
 }, { name: 'in-flight', dependencies: ['auth'] })

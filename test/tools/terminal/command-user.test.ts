@@ -107,3 +107,14 @@ test('as root, where commands cannot be switched to terminal.user the terminal i
   assert.equal((await resolveCommandUser(user)).kind, 'switch')
   assert.equal((await resolveCommandUser(user, '/nonexistent/setpriv')).kind, 'unavailable')
 })
+
+test('as root, a workspace of mode 700 (mkdtemp, install -d -m 700) serves every command, not only the first, and so do folders a command closes to others', asRoot, async (t) => {
+  const h = await harness(t, SANDBOXED)
+  const root = await realpath(h.config.workspaceRoot)
+  await chmod(root, 0o700)
+  for (let i = 1; i <= 3; i++) {
+    const result = await h.json('terminal', { command: `mkdir -p closed && chmod 700 closed && echo ${i} > closed/n.txt && cat closed/n.txt && id -u` })
+    assert.equal(result.output, `${i}\n65534\n`, `command ${i}: ${JSON.stringify(result)}`)
+  }
+  assert.equal(await readFile(join(root, 'closed/n.txt'), 'utf8'), '3\n')
+})

@@ -74,15 +74,17 @@ async function systemArgs (): Promise<string[]> {
  * The namespaces and capabilities. A command that setpriv switches to terminal.user (the gateway
  * runs as root, command-user.ts) gets no user namespace: bwrap's, made as root, maps uid 0 alone, so
  * neither that switch nor the chown handing the workspace over could name another uid in it. Root
- * inside then keeps the three capabilities those two need, which the switch drops with everything
- * else; any other command keeps none (a root one: no mknod and mount of the host's disk).
+ * inside then keeps the capabilities those two need, which the switch drops with everything else:
+ * chown and the two set-ids, and reading and searching folders that are the user's (a workspace of
+ * mode 700, once handed over, is no longer root's: bwrap could not even enter it for the next
+ * command). Any other command keeps none (a root one: no mknod and mount of the host's disk).
  */
 function namespaceArgs (switchesUser: boolean): string[] {
   // PID, network, IPC, UTS (and user, where allowed) namespaces of its own.
   if (!switchesUser) return ['--unshare-all', '--cap-drop', 'ALL']
   return [
     '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
-    '--cap-drop', 'ALL', '--cap-add', 'CAP_CHOWN', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID'
+    '--cap-drop', 'ALL', '--cap-add', 'CAP_CHOWN', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_DAC_READ_SEARCH'
   ]
 }
 
