@@ -72,7 +72,7 @@ test('a background command is counted when it ends', onlyLinux, async (t) => {
   const started = await h.json('terminal', { command: 'head -c 8000000 /dev/zero > bg.bin', background: true })
   let status = 'running'
   for (let i = 0; i < 1500 && status === 'running'; i++) {
-    status = (await h.json('process', { action: 'poll', id: started.id })).status
+    status = String((await h.json('process', { action: 'poll', id: started.id })).status)
     if (status === 'running') await delay(20)
   }
   assert.notEqual(status, 'running', 'the background command did not end within 30 s')
