@@ -94,7 +94,7 @@ export const McpConnectionLostError = serverError(define('GW_ERR_MCP_CONNECTION_
 export const McpRequestFailedError = serverError(define('GW_ERR_MCP_REQUEST_FAILED', 502))
 
 // The MCP client side's own failures, apart from a request's (above).
-/** A stdio server that cannot be started as configured (its cwd is missing or not a folder). */
+/** A server that cannot be started or spoken to as configured (a stdio cwd missing or not a folder, a pinned protocol it does not speak). */
 export const McpStartFailedError = serverError(define('GW_ERR_MCP_START_FAILED', 503))
 /** An answer of a server past the decoded-byte cap on one message (mcp.upstreamMaxMessageBytes). */
 export const McpAnswerTooLargeError = serverError(define('GW_ERR_MCP_ANSWER_TOO_LARGE', 502))

@@ -3,6 +3,7 @@
 // every start. The lines keep TypeBox's wording ("must have required properties a, b", "must not
 // have fewer than …"), and never echo an object, which may hold secrets beside the bad value.
 import { Ajv, type ErrorObject } from 'ajv'
+import { focusMcpServerErrors } from './mcp-server-errors.ts'
 import { ConfigSchema } from './schema.ts'
 
 // Every error, not the first: start-up must report all bad values at once. The schema is this
@@ -80,9 +81,10 @@ function messageOf (e: ErrorObject, value: unknown, names: { missing: Map<string
 
 /** One line per problem: the field, where its value came from (`envSources`: field → variable), what was expected. */
 export function describeErrors (errors: ErrorObject[], value: unknown, envSources: Map<string, string>): string[] {
-  const names = { missing: namesByObject(errors, 'required', 'missingProperty'), unknown: namesByObject(errors, 'additionalProperties', 'additionalProperty') }
+  const focused = focusMcpServerErrors(errors, value)
+  const names = { missing: namesByObject(focused, 'required', 'missingProperty'), unknown: namesByObject(focused, 'additionalProperties', 'additionalProperty') }
   const lines: string[] = []
-  for (const e of errors) {
+  for (const e of focused) {
     const digest = keyDigestProblem(value, e.instancePath)
     if (digest !== undefined) {
       lines.push(digest)

@@ -30,7 +30,15 @@ const ToolFilter = Type.Object({
   exclude: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Raw MCP tool names to leave out.' }))
 }, { additionalProperties: false, description: 'Which of the server\'s tools to register.' })
 
+// The MCP revisions an upstream may be pinned to: the modern one the client SDK negotiates through
+// server/discover, then its 2025-era initialize list (SUPPORTED_PROTOCOL_VERSIONS; a test keeps the
+// two lists alike). Written out here so that loading the config never loads the SDK.
+export const MCP_PROTOCOL_SETTINGS = ['auto', '2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] as const
+
 const McpCommon = {
+  protocol: Type.Optional(Type.Enum([...MCP_PROTOCOL_SETTINGS], {
+    description: 'The MCP revision spoken with this server. auto (default): ask it with server/discover (2026-07-28) and fall back to the 2025 initialize handshake when it does not answer as a 2026-07-28 server; the verdict is kept for its reconnects. 2026-07-28: that revision only (no fallback). A 2025-era revision (2025-11-25, 2025-06-18, ...): the initialize handshake offering exactly that revision, without asking server/discover; a server that answers with another revision (or only speaks 2026-07-28) fails to connect, saying which it speaks.'
+  })),
   enabled: Type.Optional(Type.Boolean({ description: 'false = configured but not started.' })),
   timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Deadline of one tool call (default 60 000).' })),
   connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'How long readiness waits for this server at start (default 10 000).' })),

@@ -7,7 +7,9 @@
 // - an answer is taken only from the response of the POST that carried its request (answer-binding.ts):
 //   a response naming another request's id, or progress for another request, is refused there, so
 //   that a server that mixes up answers can never hand one caller another's result; answers on the
-//   standalone GET stream are dropped; a request's stream that ends without its answer fails it;
+//   standalone GET stream are dropped; a request's stream that ends without its answer fails it
+//   (except a subscriptions/listen stream, 2026-07-28, whose end without an answer is the
+//   protocol's sign of a dropped subscription, not a misbehaving server);
 // - error bodies (which the SDK puts in its messages) are cut short.
 // Over stdio one pipe carries every answer: there the id is all that binds an answer to its request
 // (the operator's own processes; bounded-read-buffer.ts caps their messages).
@@ -19,6 +21,8 @@ import {
 } from './answer-binding.ts'
 import { SseEventSplitter } from './sse-events.ts'
 import { TopLevelScanner } from './top-level-scanner.ts'
+
+const LISTEN = 'subscriptions/listen'
 
 /** Bytes of an error body kept for the SDK's message; the rest is not downloaded. */
 export const ERROR_BODY_BYTES = 65_536
@@ -157,7 +161,7 @@ function boundedEvents (body: ReadableStream<Uint8Array>, bound: Bound, bindings
         const { done, value } = await reader.read()
         if (done) {
           // An event cut off by the end of the stream is dropped, as SSE readers do.
-          if (bound.id !== undefined && !answered && !resumable) end(controller, noAnswerMessage(bound), 'no_answer')
+          if (bound.id !== undefined && !answered && !resumable && bound.method !== LISTEN) end(controller, noAnswerMessage(bound), 'no_answer')
           else controller.close()
           return
         }

@@ -1,11 +1,9 @@
 // One MCP server, kept connected: a state operators can read, one link (child or HTTP session) at a
-// time, reconnection when it breaks (when: ReconnectPolicy; the link itself: McpLink), a health ping,
-// and requests that fail with typed errors saying which failure it was.
+// time, reconnection when it breaks (when: ReconnectPolicy; the link itself: McpLink), the revision
+// it was found to speak, kept for its reconnects (ProtocolVerdict), a health probe, and requests
+// that fail with typed errors saying which failure it was.
 import { EventEmitter } from 'node:events'
-import type {
-  Client, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-  ReadResourceResult, RequestOptions, ServerCapabilities, Tool
-} from '@modelcontextprotocol/client'
+import type { Client, RequestOptions, ServerCapabilities, Tool } from '@modelcontextprotocol/client'
 import type { Logger } from 'pino'
 import type { McpServerConfig } from '../config/schema.ts'
 import { McpUnavailableError } from '../errors.ts'
@@ -13,6 +11,8 @@ import { callParams, sdkRequestOptions, type CallOptions } from './call-options.
 import { MAX_TIMER_MS } from '../timers.ts'
 import { REAL_CLOCK, type McpClock } from './clock.ts'
 import { McpLink } from './link.ts'
+import { protocolSetting, type ProtocolEra } from './protocol.ts'
+import { ProtocolVerdict } from './protocol-verdict.ts'
 import { ReconnectPolicy } from './reconnect-policy.ts'
 import { requestFailure } from './request-errors.ts'
 import { mapCallResult, type MappedResult } from './result.ts'
@@ -34,7 +34,8 @@ export interface McpConnectionOptions {
   disabledReason?: string
 }
 
-type Run<T> = (client: Client, request: RequestOptions) => Promise<T>
+/** One request to the server through the SDK client, given the SDK's options for it (deadline, signal, progress). */
+export type McpRun<T> = (client: Client, request: RequestOptions) => Promise<T>
 
 export class McpConnection extends EventEmitter<{ state: [McpConnectionState], connected: [], tools_changed: [] }> {
   readonly server: string
@@ -46,6 +47,7 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
   #tools: readonly Tool[] = []
   #leftOut: readonly LeftOutTool[] = []
   #capabilities: ServerCapabilities = {}
+  #listTtlMs: number | undefined
   #link: McpLink | undefined
   #timer: unknown
   #started = false
@@ -55,6 +57,7 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
   #teardown: Promise<void> = Promise.resolve()
   #closing: Promise<void> | undefined
   readonly #policy: ReconnectPolicy
+  readonly #verdict: ProtocolVerdict
   readonly #stderrLog: StderrLog
   readonly #config: McpServerConfig
   readonly #logger: Logger
@@ -70,6 +73,7 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
     this.#clock = options.clock ?? REAL_CLOCK
     this.#tuning = { ...DEFAULT_TUNING, ...options.tuning }
     this.#policy = new ReconnectPolicy(this.#tuning, this.#clock)
+    this.#verdict = new ProtocolVerdict(protocolSetting(options.config), this.transportKind)
     // One per server, across its children: the rate cap holds for a server that crash-loops too.
     this.#stderrLog = new StderrLog({
       logger: this.#logger,
@@ -95,6 +99,12 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
   /** Entries of that list that are not tools at all (no name, not an object), with the reason. */
   get leftOut (): readonly LeftOutTool[] { return this.#leftOut }
   get capabilities (): ServerCapabilities { return this.#capabilities }
+  /** The MCP revision spoken (e.g. 2026-07-28, 2025-11-25) while connected; undefined otherwise. */
+  get protocolVersion (): string | undefined { return this.#state === 'connected' ? this.#link?.protocolVersion : undefined }
+  /** Its era: modern (2026-07-28 and later) or legacy (the 2025 initialize handshake); undefined while not connected. */
+  get protocolEra (): ProtocolEra | undefined { return this.#state === 'connected' ? this.#link?.protocolEra : undefined }
+  /** How long the server said its last tool list stays fresh (2026-07-28 ttlMs); undefined when it did not say. */
+  get listTtlMs (): number | undefined { return this.#listTtlMs }
   /** The current child's pid (stdio only). */
   get pid (): number | undefined { return this.#link?.pid }
   /** The session the server gave (Streamable HTTP servers that keep sessions), while connected. */
@@ -116,42 +126,23 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
     if (this.#started || this.#state === 'disabled' || this.#closed) return this.#firstSettled
     this.#started = true
     this.#setState('connecting')
-    this.#firstSettled = this.#runAttempt()
+    this.#firstSettled = this.#attempting = this.#attempt()
     return this.#firstSettled
   }
 
   /** Every page of tools/list; also updates `tools`. */
   async listTools (options: CallOptions = {}): Promise<Tool[]> {
-    const { tools, leftOut } = await this.#request('tools/list', listAllTools, options)
+    const { tools, leftOut, ttlMs } = await this.request('tools/list', listAllTools, options)
     this.#tools = tools
     this.#leftOut = leftOut
+    this.#listTtlMs = ttlMs
     return tools
   }
 
   async callTool (name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<MappedResult> {
     const params = callParams(name, args, options)
-    const result = await this.#request(`tools/call "${name}"`, (client, request) => client.callTool(params, request), options)
+    const result = await this.request(`tools/call "${name}"`, (client, request) => client.callTool(params, request), options)
     return mapCallResult(result)
-  }
-
-  listResources (options: CallOptions = {}): Promise<ListResourcesResult> {
-    return this.#request('resources/list', (client, request) => client.listResources(undefined, request), options)
-  }
-
-  listResourceTemplates (options: CallOptions = {}): Promise<ListResourceTemplatesResult> {
-    return this.#request('resources/templates/list', (client, request) => client.listResourceTemplates(undefined, request), options)
-  }
-
-  readResource (uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-    return this.#request('resources/read', (client, request) => client.readResource({ uri }, request), options)
-  }
-
-  listPrompts (options: CallOptions = {}): Promise<ListPromptsResult> {
-    return this.#request('prompts/list', (client, request) => client.listPrompts(undefined, request), options)
-  }
-
-  getPrompt (name: string, args: Record<string, string>, options: CallOptions = {}): Promise<GetPromptResult> {
-    return this.#request(`prompts/get "${name}"`, (client, request) => client.getPrompt({ name, arguments: args }, request), options)
   }
 
   /** Stops for good: timers cleared, the child terminated (SIGTERM, then SIGKILL) and reaped. */
@@ -173,12 +164,6 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
 
   // ---- connecting ----
 
-  #runAttempt (): Promise<void> {
-    const attempt = this.#attempt()
-    this.#attempting = attempt
-    return attempt
-  }
-
   async #attempt (): Promise<void> {
     this.#timer = undefined
     this.#policy.attemptStarted()
@@ -187,24 +172,31 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
     if (this.#closed) return
     const link = this.#newLink()
     this.#link = link
+    const prior = this.#verdict.prior(this.#clock.now())
     try {
-      const { tools, capabilities } = await link.connect(this.connectTimeoutMs)
+      const { tools, capabilities } = await link.connect(this.connectTimeoutMs, prior)
       if (this.#closed || this.#link !== link) throw new McpUnavailableError(this.server, 'closed while connecting')
-      this.#tools = tools.tools
-      this.#leftOut = tools.leftOut
+      ;({ tools: this.#tools, leftOut: this.#leftOut, ttlMs: this.#listTtlMs } = tools)
       this.#capabilities = capabilities
     } catch (err) {
       if (this.#link === link) this.#link = undefined
       const reason = link.explain(err)
       await link.terminate(false)
       if (this.#closed) return
+      // A stale verdict (the server was upgraded or replaced) is forgotten and the server asked
+      // again at once, with no failure counted; the next attempt holds no verdict: this happens once.
+      if (prior !== undefined && this.#verdict.disproved(err)) {
+        this.#logger.info({ err: reason, verdict: prior.kind }, 'MCP server did not answer as its kept protocol verdict said; negotiating again')
+        return this.#attempt()
+      }
       this.#logger.warn({ err: reason, attempt: this.#policy.failures + 1 }, 'MCP server connection attempt failed')
       this.#afterFailure(reason, true)
       return
     }
     link.connectedAt = this.#clock.now()
+    this.#verdict.learn(link.client, this.#clock.now())
     this.#policy.connected()
-    this.#logger.info({ tools: this.#tools.length, pid: link.pid }, 'MCP server connected')
+    this.#logger.info({ tools: this.#tools.length, pid: link.pid, protocolVersion: link.protocolVersion, negotiated: prior === undefined }, 'MCP server connected')
     // Tools are registered first, so whoever hears "connected" finds them in the registry.
     // Outside the try: a listener that throws must not be taken for a failed connection.
     this.#emitSafely('connected')
@@ -225,7 +217,8 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
         if (this.#link === link && this.#state === 'connected') this.#emitSafely('tools_changed')
       },
       // Operators see it in /tools beside the state; the connection itself stays up.
-      onRefused: (reason) => { this.#lastError = `an answer was refused: ${reason}`; this.#refusedAnswers++ }
+      onRefused: (reason) => { this.#lastError = `an answer was refused: ${reason}`; this.#refusedAnswers++ },
+      onRediscovered: (discover) => { if (this.#link === link) this.#verdict.rediscovered(discover, this.#clock.now()) }
     })
     return link
   }
@@ -250,7 +243,7 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
       if (this.#closed) return
       // Leaving circuit_open: this is the one half-open probe; a failure opens the circuit again.
       this.#setState('reconnecting')
-      this.#runAttempt()
+      this.#attempting = this.#attempt()
     }, plan.delayMs)
     this.#setState(plan.state)
     if (plan.state === 'circuit_open') {
@@ -265,7 +258,12 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
 
   // ---- requests ----
 
-  async #request<T> (label: string, run: Run<T>, options: CallOptions): Promise<T> {
+  /**
+   * Runs one request on the connected link: fails fast while not connected, and turns a failure
+   * into the typed error saying which it was (resources and prompts: utility-tools.ts). `label`
+   * names the request in messages (`resources/read`).
+   */
+  async request<T> (label: string, run: McpRun<T>, options: CallOptions = {}): Promise<T> {
     const link = this.#link
     if (this.#state !== 'connected' || link === undefined) throw new McpUnavailableError(this.server, this.describe())
     const { signal } = options

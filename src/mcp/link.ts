@@ -1,22 +1,26 @@
 // One spawned child or HTTP session of an MCP server, from its first byte to its reaping: the SDK
-// transport and client, the child's stderr, the health ping, termination (SIGTERM, then SIGKILL
-// after a grace) and which failures of the SDK or the transport mean the connection itself is gone.
+// transport and client in the revision the server speaks (protocol.ts), the child's stderr, the
+// health probe, the subscriptions/listen stream of a 2026-07-28 server (listen-keeper.ts), and
+// termination (SIGTERM, then SIGKILL after a grace). Which failures mean the connection itself is
+// gone: link-failures.ts.
 import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import type { Readable } from 'node:stream'
 import {
-  Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport,
-  type FetchLike, type ServerCapabilities
+  Client, ProtocolError, StreamableHTTPClientTransport, type DiscoverResult, type FetchLike, type PriorDiscovery, type ServerCapabilities
 } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { Logger } from 'pino'
 import type { McpServerConfig } from '../config/schema.ts'
 import { McpStartFailedError } from '../errors.ts'
-import { isRecord, messageOf } from '../objects.ts'
+import { messageOf } from '../objects.ts'
 import { withTimeout } from '../timers.ts'
 import { boundedFetch } from './bounded-fetch.ts'
 import { useBoundedReader } from './bounded-read-buffer.ts'
 import type { McpClock } from './clock.ts'
+import { failureMessage, isTimeout } from './link-failures.ts'
+import { ListenKeeper } from './listen-keeper.ts'
+import { eraOf, negotiationOptions, pinMismatch, protocolFailure, protocolSetting, type ProtocolEra, type ProtocolSetting } from './protocol.ts'
 import { childEnvironment, childOf, isRunning, workingFolderProblem, type StderrLog } from './stdio-child.ts'
 import { listAllTools, type ListedTools } from './tool-list.ts'
 import type { McpConnectionTuning } from './tuning.ts'
@@ -29,7 +33,7 @@ export interface McpLinkOptions {
   logger: Logger
   /** The server's stderr log, shared by all its children so the rate cap holds for a crash loop too. */
   stderrLog: StderrLog
-  tuning: Pick<McpConnectionTuning, 'killGraceMs' | 'pingIntervalMs' | 'pingTimeoutMs' | 'maxMessageBytes'>
+  tuning: Pick<McpConnectionTuning, 'killGraceMs' | 'pingIntervalMs' | 'pingTimeoutMs' | 'maxMessageBytes' | 'listenRetryBaseMs'>
   clock: McpClock
   /** The child exited, the session closed or the server stopped answering; `why` says which, for operators. */
   onLost: (why: string) => void
@@ -37,38 +41,16 @@ export interface McpLinkOptions {
   onToolsChanged: () => void
   /** An answer of the server was refused or dropped (another request's, over the cap): `reason` says which. */
   onRefused?: (reason: string) => void
+  /** The liveness probe of a 2026-07-28 server got its server/discover answer (the verdict cache keeps the newest). */
+  onRediscovered?: (discover: DiscoverResult) => void
 }
 
 /** What the server told us on connecting. */
 export interface LinkHandshake {
   capabilities: ServerCapabilities
   tools: ListedTools
-}
-
-const LOST_SDK_CODES: ReadonlySet<string> = new Set([SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed])
-
-/** The connection itself failed (as opposed to the server answering with an error). */
-export function isConnectionLoss (err: unknown): boolean {
-  if (err instanceof SdkHttpError) return err.status === 404 || err.status >= 500
-  if (err instanceof SdkError) return LOST_SDK_CODES.has(err.code)
-  // fetch rejects with a bare TypeError ("fetch failed", or "terminated" mid-body) whose cause is
-  // the network error, which carries a code: a system one (ECONNREFUSED, ECONNRESET, ENOTFOUND) or
-  // undici's (UND_ERR_SOCKET). Refusals that are not network failures ("bad port") carry none.
-  return err instanceof TypeError && hasErrorCode(err.cause)
-}
-
-function hasErrorCode (value: unknown): boolean {
-  return value instanceof Error && isRecord(value) && typeof value.code === 'string'
-}
-
-/** A failure's message; fetch's bare "fetch failed" gets its network cause, which says what failed (ECONNREFUSED and where). */
-export function failureMessage (err: unknown): string {
-  const base = messageOf(err)
-  return err instanceof TypeError && hasErrorCode(err.cause) ? `${base} (${messageOf(err.cause)})` : base
-}
-
-export function isTimeout (err: unknown): boolean {
-  return err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout
+  /** The revision spoken, e.g. 2026-07-28 or 2025-11-25. */
+  protocolVersion: string
 }
 
 /** Resolves true if `promise` settles within `ms` (real time: children die in real time). */
@@ -106,8 +88,12 @@ export class McpLink {
   #pinging = false
   #pingTimer: unknown
   #stderr: StderrLog | undefined
+  #listen: ListenKeeper | undefined
   readonly #cwd: string | undefined
   readonly #server: string
+  readonly #protocol: ProtocolSetting
+  readonly #onToolsChanged: () => void
+  readonly #onRediscovered: ((discover: DiscoverResult) => void) | undefined
   #terminated: Promise<void> | undefined
   readonly #logger: Logger
   readonly #tuning: McpLinkOptions['tuning']
@@ -120,6 +106,9 @@ export class McpLink {
     this.#tuning = options.tuning
     this.#clock = options.clock
     this.#onLost = options.onLost
+    this.#onToolsChanged = options.onToolsChanged
+    this.#onRediscovered = options.onRediscovered
+    this.#protocol = protocolSetting(options.config)
     this.#cwd = 'command' in options.config ? options.config.cwd : undefined
     const capBytes = options.config.maxMessageBytes ?? options.tuning.maxMessageBytes
     const fetch = boundedFetch({
@@ -131,7 +120,9 @@ export class McpLink {
       }
     })
     const transport = this.transport = createTransport(options.config, fetch)
-    const client = this.client = new Client({ ...GATEWAY_IDENTITY }, { capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION })
+    const client = this.client = new Client({ ...GATEWAY_IDENTITY }, {
+      capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION, ...negotiationOptions(this.#protocol)
+    })
     // Set before connect: the client chains its own handler after this one.
     transport.onclose = () => {
       const last = this.#stderr?.lastLine
@@ -141,9 +132,10 @@ export class McpLink {
     }
     transport.onerror = (err) => {
       this.#logger.debug({ err: messageOf(err) }, 'MCP transport error')
-      // Over HTTP nothing else says the server went away between calls: its GET stream ends and
-      // cannot be reopened (the server stopped, or restarted and forgot the session, 404). A ping
-      // tells which; a failed one reconnects now rather than at the next call or health check.
+      // Over HTTP nothing else says the server went away between calls: its GET stream (2025) or
+      // listen stream (2026-07-28) ends and cannot be reopened (the server stopped, or restarted and
+      // forgot the session, 404). A probe tells which; a failed one reconnects now rather than at
+      // the next call or health check.
       if (transport instanceof StreamableHTTPClientTransport && this.connectedAt !== undefined) this.checkAlive('a transport error')
     }
     client.onerror = (err) => this.#logger.debug({ err: messageOf(err) }, 'MCP client error')
@@ -165,27 +157,60 @@ export class McpLink {
   /** The child's pid (stdio), once connected. */
   get pid (): number | undefined { return this.#pid }
 
+  /** The revision spoken, once connected. */
+  get protocolVersion (): string | undefined {
+    return this.connectedAt === undefined ? undefined : this.client.getNegotiatedProtocolVersion()
+  }
+
+  /** The era of that revision, once connected. */
+  get protocolEra (): ProtocolEra | undefined {
+    const version = this.protocolVersion
+    return version === undefined ? undefined : eraOf(version)
+  }
+
   /** The server's Mcp-Session-Id (HTTP), when it keeps sessions. */
   get sessionId (): string | undefined {
     return this.transport instanceof StreamableHTTPClientTransport ? this.transport.sessionId : undefined
   }
 
-  /** The handshake, then the first tools/list (if the server has tools), each within `timeoutMs`. */
-  async connect (timeoutMs: number): Promise<LinkHandshake> {
+  /**
+   * The handshake (or, with `prior`, the adoption of a cached verdict: protocol-verdict.ts), the
+   * listen stream of a 2026-07-28 server whose tools change, then the first tools/list (if the
+   * server has tools), each within `timeoutMs`. The stream opens before the list is read, so that
+   * no change between the two goes untold.
+   */
+  async connect (timeoutMs: number, prior?: PriorDiscovery): Promise<LinkHandshake> {
     const cwdProblem = workingFolderProblem(this.#cwd)
     if (cwdProblem !== undefined) throw new McpStartFailedError(this.#server, cwdProblem)
     try {
-      await this.client.connect(this.transport, { timeout: timeoutMs })
+      await this.client.connect(this.transport, { timeout: timeoutMs, prior })
       this.#child = childOf(this.transport)
       this.#pid = this.#child?.pid
+      const protocolVersion = this.client.getNegotiatedProtocolVersion() ?? ''
+      const mismatch = pinMismatch(this.#server, this.#protocol, protocolVersion)
+      if (mismatch !== undefined) throw new McpStartFailedError(this.#server, mismatch)
       const capabilities = this.client.getServerCapabilities() ?? {}
+      if (eraOf(protocolVersion) === 'modern' && capabilities.tools?.listChanged === true) await this.#startListening(timeoutMs)
       const tools = capabilities.tools ? await listAllTools(this.client, { timeout: timeoutMs }) : { tools: [], leftOut: [] }
-      return { capabilities, tools }
+      return { capabilities, tools, protocolVersion }
     } catch (err) {
       // Read while the transport still holds it: the SDK forgets the process on close.
       this.#child ??= childOf(this.transport)
       throw err
     }
+  }
+
+  #startListening (timeoutMs: number): Promise<void> {
+    this.#listen = new ListenKeeper({
+      client: this.client,
+      clock: this.#clock,
+      logger: this.#logger,
+      ackTimeoutMs: timeoutMs,
+      retryBaseMs: this.#tuning.listenRetryBaseMs,
+      onReopened: () => this.#onToolsChanged(),
+      onBroken: (why) => { if (this.connectedAt !== undefined) this.checkAlive(why) }
+    })
+    return this.#listen.start()
   }
 
   /** Pings every pingIntervalMs (0 = never) until the link is terminated. */
@@ -198,24 +223,33 @@ export class McpLink {
     }, pingIntervalMs)
   }
 
-  /** A hung server is found by asking it something trivial: no answer in time means it is gone. */
+  /**
+   * A hung server is found by asking it something trivial: no answer in time means it is gone. In
+   * 2025 that is ping; 2026-07-28 has no ping, and server/discover, which every server of the
+   * revision must answer, is the cheapest request it has.
+   */
   checkAlive (after: string): void {
     if (this.#pinging || this.#terminated !== undefined) return
     this.#pinging = true
     const timeout = this.#tuning.pingTimeoutMs
-    this.client.ping({ timeout }).then(() => {
+    const modern = this.protocolEra === 'modern'
+    const probe = modern
+      ? this.client.discover({ timeout }).then((discover) => { this.#onRediscovered?.(discover) })
+      : this.client.ping({ timeout })
+    probe.then(() => {
       this.#pinging = false
     }, (err: unknown) => {
       this.#pinging = false
       // An error answer is still an answer: the server is alive.
       if (err instanceof ProtocolError) return
-      this.#onLost(isTimeout(err) ? `the server stopped answering (no reply to a ping within ${timeout} ms after ${after})` : failureMessage(err))
+      const asked = modern ? 'server/discover' : 'a ping'
+      this.#onLost(isTimeout(err) ? `the server stopped answering (no reply to ${asked} within ${timeout} ms after ${after})` : failureMessage(err))
     })
   }
 
   /** A failure's message, with the child's last stderr line when it adds something (the usual explanation of a crash). */
   explain (err: unknown): string {
-    const base = failureMessage(err)
+    const base = protocolFailure(this.#server, this.#protocol, err) ?? failureMessage(err)
     const last = this.#stderr?.lastLine
     // Text against text only to avoid saying the same line twice: nothing is decided from it.
     return last && !base.includes(last) ? `${base} (last stderr line: ${last})` : base
@@ -224,17 +258,21 @@ export class McpLink {
   /** Closes the client and reaps the child: SIGTERM at once, SIGKILL after the grace. Idempotent. */
   terminate (graceful: boolean): Promise<void> {
     this.#clock.clearTimeout(this.#pingTimer)
-    this.#terminated ??= this.#reap(graceful)
+    // No more reopening of the listen stream; its closing is awaited with the client's below.
+    const listening = this.#listen?.close()
+    this.#terminated ??= this.#reap(graceful, listening)
     return this.#terminated
   }
 
-  async #reap (graceful: boolean): Promise<void> {
+  async #reap (graceful: boolean, listening: Promise<void> | undefined): Promise<void> {
     const { transport } = this
     const child = this.#child ?? childOf(transport)
-    if (graceful && transport instanceof StreamableHTTPClientTransport && this.connectedAt !== undefined) {
-      // Tell the server the session is over; a dead server must not hold up shutdown.
+    // Only 2025-era servers keep sessions (2026-07-28 has none): tell the server this one is over;
+    // a dead server must not hold up shutdown.
+    if (graceful && transport instanceof StreamableHTTPClientTransport && this.connectedAt !== undefined && transport.sessionId !== undefined) {
       await within(transport.terminateSession(), 1_000)
     }
+    if (listening) await within(listening, 1_000)
     // 'exit' means reaped: no zombie is left once it fires. Listened to before anything is closed.
     const exited = child && isRunning(child) ? once(child, 'exit').then(() => {}, () => {}) : undefined
     const closing = Promise.allSettled([this.client.close(), transport.close()])

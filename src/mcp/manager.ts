@@ -11,6 +11,7 @@ import type { ToolEntry } from '../registry/types.ts'
 import { REAL_CLOCK, type McpClock } from './clock.ts'
 import type { McpConnection, McpConnectionState, McpTransportKind } from './connection.ts'
 import { sanitizeNamePart } from './naming.ts'
+import type { ProtocolEra } from './protocol.ts'
 import type { McpConnectionTuning } from './tuning.ts'
 import type { McpServerTools } from './server-tools.ts'
 import { withTimeout } from '../timers.ts'
@@ -30,6 +31,10 @@ export interface McpServerStatus {
   lastError: string | null
   /** When it entered this state (ISO 8601). */
   since: string
+  /** The MCP revision spoken (2026-07-28, 2025-11-25, ...) while connected; null otherwise. */
+  protocolVersion: string | null
+  /** Its era: modern (2026-07-28 and later, server/discover) or legacy (2025, initialize); null while not connected. */
+  protocolEra: ProtocolEra | null
 }
 
 export interface McpManagerOptions {
@@ -44,6 +49,8 @@ export interface McpManagerOptions {
   debounceMs?: number
   /** Least time between two list_changed refreshes of one server; default 1000 ms. */
   refreshIntervalMs?: number
+  /** Least wait before a refresh a tool list's ttlMs asks for; default TTL_REFRESH_FLOOR_MS (60 s). */
+  ttlFloorMs?: number
 }
 
 interface Managed {
@@ -150,10 +157,10 @@ export class McpManager extends EventEmitter<{ state: [McpServerStatus] }> {
 
   /** The mirror of a connection's tools in the registry; from now on its state changes are told. */
   #mirror ([, { McpServerTools }]: Modules, { server, config, connection, logger, fingerprint }: Opened): Managed {
-    const { registry, debounceMs, refreshIntervalMs } = this.#options
+    const { registry, debounceMs, refreshIntervalMs, ttlFloorMs } = this.#options
     const clock = this.#options.clock ?? REAL_CLOCK
     const tools = new McpServerTools({
-      server, connection, registry, logger, filter: config.tools, timeoutMs: connection.callTimeoutMs, debounceMs, refreshIntervalMs, clock
+      server, connection, registry, logger, filter: config.tools, timeoutMs: connection.callTimeoutMs, debounceMs, refreshIntervalMs, ttlFloorMs, clock
     })
     const managed: Managed = { connection, tools, fingerprint }
     connection.on('state', () => this.emit('state', this.#status(server, managed)))
@@ -274,7 +281,9 @@ export class McpManager extends EventEmitter<{ state: [McpServerStatus] }> {
       toolsLeftOut: tools.leftOut.map(({ tool, reason }) => ({ tool, reason })),
       schemaWarnings: tools.schemaWarnings.map(({ tool, warning }) => ({ tool, warning })),
       lastError: connection.lastError ?? null,
-      since: new Date(connection.since).toISOString()
+      since: new Date(connection.since).toISOString(),
+      protocolVersion: connection.protocolVersion ?? null,
+      protocolEra: connection.protocolEra ?? null
     }
   }
 }

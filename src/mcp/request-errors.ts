@@ -5,7 +5,7 @@ import { ProtocolError } from '@modelcontextprotocol/client'
 import { CancelledError, McpAnswerTooLargeError, McpConnectionLostError, McpInvalidAnswerError, McpRequestFailedError, McpTimeoutError } from '../errors.ts'
 import { messageOf } from '../objects.ts'
 import { REFUSAL_MARK, type Refusal } from './answer-binding.ts'
-import { failureMessage, isConnectionLoss, isTimeout } from './link.ts'
+import { failureMessage, isConnectionLoss, isTimeout } from './link-failures.ts'
 
 export interface FailedRequest {
   server: string

@@ -1,6 +1,7 @@
 // Mirrors one MCP server's tools into the registry: names, filters, normalised schemas, one shared
 // availability probe that reads the connection state, utility tools for resources and prompts, and
-// a coalesced diff refresh on notifications/tools/list_changed (add, replace changed, remove gone).
+// a coalesced diff refresh on notifications/tools/list_changed (add, replace changed, remove gone)
+// and when the list's ttlMs says it is stale (ttl-refresh.ts).
 import type { Tool } from '@modelcontextprotocol/client'
 import type { Logger } from 'pino'
 import { messageOf } from '../objects.ts'
@@ -13,6 +14,7 @@ import { describeTool } from './describe-tool.ts'
 import { warnUnmatchedFilterNames } from './filter-names.ts'
 import { RefreshScheduler } from './refresh-scheduler.ts'
 import { relayedCall } from './relayed-call.ts'
+import { TtlRefresh } from './ttl-refresh.ts'
 import type { McpConnection } from './connection.ts'
 import { assignToolNames, mcpToolName, mcpToolsetName } from './naming.ts'
 import { normalizeInputSchema, type SchemaNormalization } from './schema.ts'
@@ -40,6 +42,8 @@ export interface McpServerToolsOptions {
   debounceMs?: number
   /** Least time between the starts of two refreshes, however often list_changed comes. */
   refreshIntervalMs?: number
+  /** Least wait before a refresh the list's ttlMs asks for; default TTL_REFRESH_FLOOR_MS. */
+  ttlFloorMs?: number
   clock?: McpClock
 }
 
@@ -55,6 +59,7 @@ export class McpServerTools {
   readonly #registered = new Map<string, string>()
   readonly #check: CheckFn
   readonly #scheduler: RefreshScheduler
+  readonly #ttl: TtlRefresh
   /** Normalised schemas by their raw JSON: a refresh re-checks only the schemas that changed. */
   #normalized = new Map<string, SchemaNormalization>()
   #chain: Promise<unknown> = Promise.resolve()
@@ -80,6 +85,7 @@ export class McpServerTools {
       minIntervalMs: options.refreshIntervalMs ?? 1000,
       run: () => this.refresh()
     })
+    this.#ttl = new TtlRefresh({ clock: options.clock ?? REAL_CLOCK, floorMs: options.ttlFloorMs, onStale: () => this.#scheduler.request() })
     const connection = this.#connection
     // One probe for every tool of the server: the checker runs it once per pass, and it only reads state.
     this.#check = Object.defineProperty(
@@ -142,9 +148,10 @@ export class McpServerTools {
     this.#ensureAlias()
     this.#leftOut = report.skipped
     this.#warnings = [...desired.values()].flatMap((tool) => tool.warnings.map((warning) => ({ tool: tool.raw, warning })))
-    if (report.added.length + report.updated.length + report.removed.length > 0) {
-      this.#logger.info({ added: report.added, updated: report.updated, removed: report.removed }, 'MCP tools synchronised')
-    }
+    const changed = report.added.length + report.updated.length + report.removed.length > 0
+    if (changed) this.#logger.info({ added: report.added, updated: report.updated, removed: report.removed }, 'MCP tools synchronised')
+    // Every list applied is the connection's latest: its ttlMs plans the next look (none when absent).
+    this.#ttl.listed(this.#connection.listTtlMs, changed)
     return report
   }
 
@@ -152,6 +159,7 @@ export class McpServerTools {
   dispose (): void {
     this.#disposed = true
     this.#scheduler.dispose()
+    this.#ttl.dispose()
     this.#connection.off('connected', this.#onConnected)
     this.#connection.off('tools_changed', this.#onToolsChanged)
     this.#registry.update((batch) => this.#removeUndesired(batch, new Map(), { removed: [] }))

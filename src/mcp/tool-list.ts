@@ -18,6 +18,13 @@ export interface LeftOutTool {
 export interface ListedTools {
   tools: Tool[]
   leftOut: LeftOutTool[]
+  /** How long the server says the list stays fresh (2026-07-28 `ttlMs`, of the first page); absent from 2025-era servers. */
+  ttlMs?: number
+}
+
+/** A result's ttlMs when it is a number (2025-era results have none). */
+function ttlOf (result: unknown): number | undefined {
+  return isRecord(result) && typeof result.ttlMs === 'number' && Number.isFinite(result.ttlMs) ? result.ttlMs : undefined
 }
 
 // Accepts any page: the entries are checked one by one below, never as a whole.
@@ -51,8 +58,10 @@ function judge (entry: unknown, position: number): Tool | LeftOutTool {
 export async function listAllTools (client: Client, request: RequestOptions): Promise<ListedTools> {
   if (!lenientClients.has(client)) {
     try {
-      const { tools } = await client.listTools(undefined, request)
-      return { tools, leftOut: [] }
+      // Always from the server: the gateway decides itself when its copy is stale (ttl-refresh.ts),
+      // and the SDK's cache would answer a list whose ttlMs has not run out without asking.
+      const result = await client.listTools(undefined, { ...request, cacheMode: 'refresh' })
+      return { tools: result.tools, leftOut: [], ttlMs: ttlOf(result) }
     } catch (err) {
       if (!(err instanceof SdkError && err.code === SdkErrorCode.InvalidResult)) throw err
       lenientClients.add(client)
@@ -68,6 +77,7 @@ async function listLeniently (client: Client, request: RequestOptions): Promise<
   let previous: string | undefined
   for (let page = 0; page < MAX_PAGES; page++) {
     const result = await client.request({ method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, ANY_PAGE, request)
+    if (page === 0) listed.ttlMs = ttlOf(result)
     const entries = Array.isArray(result.tools) ? result.tools : []
     // A server that answers the same page for the same cursor again would loop until the cap.
     const fingerprint = JSON.stringify(entries)

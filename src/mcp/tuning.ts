@@ -24,6 +24,8 @@ export interface McpConnectionTuning {
   stderrWindowMs: number
   /** Largest message of the server, decoded (stdio line, HTTP JSON body, SSE event); past it that answer is refused. */
   maxMessageBytes: number
+  /** First wait before a broken subscriptions/listen stream (2026-07-28) is opened again; doubles per failure up to 30 s. */
+  listenRetryBaseMs: number
 }
 
 export const DEFAULT_TUNING: Readonly<McpConnectionTuning> = Object.freeze({
@@ -39,7 +41,8 @@ export const DEFAULT_TUNING: Readonly<McpConnectionTuning> = Object.freeze({
   stderrLinesPerWindow: 200,
   stderrWindowMs: 10_000,
   // The MCP SDK's own cap on a stdio message (10 MiB), for HTTP too.
-  maxMessageBytes: 10_485_760
+  maxMessageBytes: 10_485_760,
+  listenRetryBaseMs: 1_000
 })
 
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000

@@ -37,10 +37,10 @@ function resourceTools (server: string, connection: McpConnection): UtilityTool[
     description: `List the resources (and resource templates) MCP server "${server}" offers.`,
     parameters: NO_ARGUMENTS,
     handler: async (_args, ctx) => {
-      const { resources } = await connection.listResources({ signal: ctx.signal })
+      const { resources } = await connection.request('resources/list', (client, request) => client.listResources(undefined, request), { signal: ctx.signal })
       let templates: unknown[] | undefined
       try {
-        templates = (await connection.listResourceTemplates({ signal: ctx.signal })).resourceTemplates
+        templates = (await connection.request('resources/templates/list', (client, request) => client.listResourceTemplates(undefined, request), { signal: ctx.signal })).resourceTemplates
           .map((t) => optional({ uriTemplate: t.uriTemplate, name: t.name, title: t.title, description: t.description, mimeType: t.mimeType }))
       } catch {
         // Templates are optional in the protocol; a server without them answers with an error.
@@ -61,7 +61,7 @@ function resourceTools (server: string, connection: McpConnection): UtilityTool[
       additionalProperties: false
     },
     handler: async (args, ctx) => {
-      const { contents } = await connection.readResource(String(args.uri), { signal: ctx.signal })
+      const { contents } = await connection.request('resources/read', (client, request) => client.readResource({ uri: String(args.uri) }, request), { signal: ctx.signal })
       return contents.map(describeResourceContents).join('\n')
     }
   }
@@ -74,7 +74,7 @@ function promptTools (server: string, connection: McpConnection): UtilityTool[] 
     description: `List the prompts MCP server "${server}" offers, with their arguments.`,
     parameters: NO_ARGUMENTS,
     handler: async (_args, ctx) => {
-      const { prompts } = await connection.listPrompts({ signal: ctx.signal })
+      const { prompts } = await connection.request('prompts/list', (client, request) => client.listPrompts(undefined, request), { signal: ctx.signal })
       return toolResult({
         prompts: prompts.map((p) => optional({
           name: p.name,
@@ -100,7 +100,7 @@ function promptTools (server: string, connection: McpConnection): UtilityTool[] 
     handler: async (args, ctx) => {
       // Prompt arguments are strings in the protocol; models send numbers and booleans too.
       const values = Object.fromEntries(Object.entries(isRecord(args.arguments) ? args.arguments : {}).map(([key, value]) => [key, String(value)]))
-      const result = await connection.getPrompt(String(args.name), values, { signal: ctx.signal })
+      const result = await connection.request(`prompts/get "${String(args.name)}"`, (client, request) => client.getPrompt({ name: String(args.name), arguments: values }, request), { signal: ctx.signal })
       return toolResult(optional({
         description: result.description,
         messages: result.messages.map((m) => ({ role: m.role, content: describeContentBlock(m.content) }))

@@ -58,7 +58,13 @@ export const McpServerState = Type.Object({
     warning: Type.String({ description: 'The check left out, where, and why.' })
   }, { description: 'A check of a served tool\'s schema that the gateway does not run.' }), { description: 'Checks left out of its tools\' schemas (a pattern the linear-time engine cannot run); the server still checks them.' }),
   lastError: Type.Union([Type.String(), Type.Null()], { description: 'The last failure, if any.' }),
-  since: Type.String({ description: 'When it entered this state (ISO 8601).' })
+  since: Type.String({ description: 'When it entered this state (ISO 8601).' }),
+  protocolVersion: Type.Union([Type.String(), Type.Null()], {
+    description: 'The MCP revision the gateway speaks with it (2026-07-28, 2025-11-25, ...), negotiated or as pinned by mcpServers.<name>.protocol; null while it is not connected.'
+  }),
+  protocolEra: Type.Union([Type.Enum(['modern', 'legacy']), Type.Null()], {
+    description: 'The era of that revision: modern (2026-07-28 and later: server/discover, no session, changes told on subscriptions/listen) or legacy (2025 revisions: initialize, sessions over HTTP, list_changed notifications); null while it is not connected.'
+  })
 }, { description: 'One MCP server as an operator sees it.' })
 
 export const ToolList = Type.Object({

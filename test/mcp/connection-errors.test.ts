@@ -46,7 +46,7 @@ test('a call while not connected: McpUnavailableError (503) with the state and t
   assert.equal(notYet.message, 'MCP server "idle" is connecting')
 
   const disabled = connect('off', { url: http.url, enabled: false } as McpServerConfig)
-  await assert.rejects(disabled.listPrompts(), (err) => {
+  await assert.rejects(disabled.request('prompts/list', (client, request) => client.listPrompts(undefined, request)), (err) => {
     assert.ok(err instanceof McpUnavailableError)
     assert.equal(err.message, 'MCP server "off" is disabled: disabled in the configuration')
     return true

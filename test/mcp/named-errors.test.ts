@@ -26,7 +26,7 @@ test('a server that cannot start in its cwd: McpStartFailedError naming the serv
     config: { command: process.execPath, cwd: missing } as McpServerConfig,
     logger,
     stderrLog: new StderrLog({ logger, now: () => 0, linesPerWindow: 1, windowMs: 1 }),
-    tuning: { killGraceMs: 100, pingIntervalMs: 0, pingTimeoutMs: 100, maxMessageBytes: 1024 },
+    tuning: { killGraceMs: 100, pingIntervalMs: 0, pingTimeoutMs: 100, maxMessageBytes: 1024, listenRetryBaseMs: 1000 },
     clock: REAL_CLOCK,
     onLost: () => {},
     onToolsChanged: () => {}

@@ -5,7 +5,7 @@ import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError 
 import {
   CancelledError, McpConnectionLostError, McpRequestFailedError, McpTimeoutError
 } from '../../src/errors.ts'
-import { isConnectionLoss } from '../../src/mcp/link.ts'
+import { isConnectionLoss } from '../../src/mcp/link-failures.ts'
 import { requestFailure, type FailedRequest } from '../../src/mcp/request-errors.ts'
 
 const CALL: FailedRequest = { server: 'srv', label: 'tools/call "echo"', timeoutMs: 250 }

@@ -1,0 +1,167 @@
+// A real MCP server over Streamable HTTP that speaks only 2026-07-28 (the SDK's createMcpHandler with
+// `legacy: 'reject'`: a 2025-era initialize gets -32022), on 127.0.0.1, for tests. Its web fetch face
+// is wrapped in node:http here. Tools can be added while it runs (told on subscriptions/listen
+// streams), it can crash and come back on the same port, and it records every JSON-RPC message it
+// receives, with the raw `_meta` of each request.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import { createMcpHandler, McpServer, fromJsonSchema, type McpHttpHandler } from '@modelcontextprotocol/server'
+import type { ReceivedMessage, TestTool } from './http-server.ts'
+
+export interface ModernServerOptions {
+  /** ttlMs of its tools/list answers (the SDK's default is 0). */
+  listTtlMs?: number
+  /** `stateless` also serves 2025-era clients; default `reject` (modern only). */
+  legacy?: 'reject' | 'stateless'
+}
+
+export class ModernMcpHttpServer {
+  /** Every JSON-RPC message POSTed, in order (params as sent, `_meta` envelope included). */
+  readonly received: ReceivedMessage[] = []
+  /** Tool calls whose signal the server saw abort. */
+  readonly cancelled: Array<{ tool: string }> = []
+  /** subscriptions/listen streams open right now. */
+  openStreams = 0
+  /** Ends them, as a proxy that cuts long responses does (set per stream while it is open). */
+  readonly #cuts = new Set<() => void>()
+  readonly #tools = new Map<string, TestTool>()
+  readonly #options: ModernServerOptions
+  #handler: McpHttpHandler
+  #http: Server | undefined
+  readonly #sockets = new Set<Socket>()
+  #port = 0
+
+  constructor (tools: Record<string, TestTool> = {}, options: ModernServerOptions = {}) {
+    for (const [name, tool] of Object.entries(tools)) this.#tools.set(name, tool)
+    this.#options = options
+    this.#handler = this.#newHandler()
+  }
+
+  get url (): string {
+    return `http://127.0.0.1:${this.#port}/mcp`
+  }
+
+  /** Messages received with this method (and, for tools/call, this tool). */
+  count (method: string, tool?: string): number {
+    return this.received.filter((m) => m.method === method && (tool === undefined || m.params?.name === tool)).length
+  }
+
+  async start (): Promise<void> {
+    const http = createServer((req, res) => { this.#handle(req, res).catch(() => res.destroy()) })
+    http.on('connection', (socket) => {
+      this.#sockets.add(socket)
+      socket.on('close', () => this.#sockets.delete(socket))
+    })
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject)
+      http.listen(this.#port, '127.0.0.1', () => resolve())
+    })
+    this.#port = (http.address() as { port: number }).port
+    this.#http = http
+  }
+
+  /** A new tool; every open listen stream that asked for tool changes is told. */
+  addTool (name: string, tool: TestTool): void {
+    this.#tools.set(name, tool)
+    this.#handler.notify.toolsChanged()
+  }
+
+  /** Ends every open listen stream cleanly, without the response that closes a subscription: the server itself stays up. */
+  cutStreams (): void {
+    for (const cut of this.#cuts) cut()
+  }
+
+  /** Gone at once: every socket destroyed (listen streams break), the port closed. */
+  async crash (): Promise<void> {
+    const http = this.#http
+    this.#http = undefined
+    for (const socket of this.#sockets) socket.destroy()
+    await this.#handler.close()
+    this.#handler = this.#newHandler()
+    if (http) await new Promise<void>((resolve) => http.close(() => resolve()))
+  }
+
+  /** Back on the same port, with the same tools. */
+  restart (): Promise<void> {
+    return this.start()
+  }
+
+  close (): Promise<void> {
+    return this.crash()
+  }
+
+  #newHandler (): McpHttpHandler {
+    const cacheHints = this.#options.listTtlMs === undefined ? undefined : { 'tools/list': { ttlMs: this.#options.listTtlMs } }
+    // One McpServer per request, from the tools as they are now: the SDK's stateless serving.
+    return createMcpHandler(() => {
+      const server = new McpServer({ name: 'modern-test-server', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } }, cacheHints })
+      for (const [name, tool] of this.#tools) this.#register(server, name, tool)
+      return server
+    }, { legacy: this.#options.legacy ?? 'reject' })
+  }
+
+  #register (server: McpServer, name: string, tool: TestTool): void {
+    server.registerTool(name, {
+      description: tool.description,
+      inputSchema: fromJsonSchema((tool.inputSchema ?? { type: 'object', properties: {} }) as never)
+    }, async (args: unknown, ctx) => {
+      const signal = ctx.mcpReq.signal
+      signal.addEventListener('abort', () => this.cancelled.push({ tool: name }), { once: true })
+      const progressToken = ctx.mcpReq._meta?.progressToken
+      const progress = async (value: number, total?: number): Promise<boolean> => {
+        if (progressToken === undefined) return false
+        await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: value, total } })
+        return true
+      }
+      return tool.run(args as Record<string, unknown>, { signal, requestId: ctx.mcpReq.id, progress })
+    })
+  }
+
+  async #handle (req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const body = Buffer.concat(chunks)
+    let message: ReceivedMessage | undefined
+    try {
+      message = body.length > 0 ? JSON.parse(body.toString('utf8')) as ReceivedMessage : undefined
+    } catch {
+      message = undefined
+    }
+    if (typeof message === 'object' && message !== null) this.received.push(message)
+    const abort = new AbortController()
+    res.on('close', () => abort.abort())
+    const headers = new Headers()
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (typeof value === 'string') headers.set(key, value)
+      else if (Array.isArray(value)) for (const v of value) headers.append(key, v)
+    }
+    const response = await this.#handler.fetch(new Request(`http://127.0.0.1:${this.#port}${req.url ?? '/'}`, {
+      method: req.method, headers, body: req.method === 'POST' ? body : undefined, signal: abort.signal
+    }))
+    res.writeHead(response.status, Object.fromEntries(response.headers.entries()))
+    if (response.body === null) {
+      res.end()
+      return
+    }
+    res.flushHeaders()
+    const listening = message?.method === 'subscriptions/listen'
+    if (listening) this.openStreams++
+    const reader = response.body.getReader()
+    res.on('close', () => { reader.cancel().catch(() => {}) })
+    const cut = (): void => { reader.cancel().catch(() => {}) }
+    if (listening) this.#cuts.add(cut)
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        res.write(value)
+      }
+    } catch {
+      // The client went away mid-stream.
+    } finally {
+      if (listening) this.openStreams--
+      this.#cuts.delete(cut)
+      res.end()
+    }
+  }
+}
