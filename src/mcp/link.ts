@@ -18,6 +18,7 @@ import { withTimeout } from '../timers.ts'
 import { boundedFetch } from './bounded-fetch.ts'
 import { useBoundedReader } from './bounded-read-buffer.ts'
 import type { McpClock } from './clock.ts'
+import { answersAfterNotifications } from './dispatch-order.ts'
 import { failureMessage, isTimeout } from './link-failures.ts'
 import { ListenKeeper } from './listen-keeper.ts'
 import { eraOf, negotiationOptions, pinMismatch, protocolFailure, protocolSetting, type ProtocolEra, type ProtocolSetting } from './protocol.ts'
@@ -184,6 +185,7 @@ export class McpLink {
     if (cwdProblem !== undefined) throw new McpStartFailedError(this.#server, cwdProblem)
     try {
       await this.client.connect(this.transport, { timeout: timeoutMs, prior })
+      answersAfterNotifications(this.transport)
       this.#child = childOf(this.transport)
       this.#pid = this.#child?.pid
       const protocolVersion = this.client.getNegotiatedProtocolVersion() ?? ''

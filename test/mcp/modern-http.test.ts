@@ -5,6 +5,9 @@
 // which revision is spoken.
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { McpServerConfig } from '../../src/config/schema.ts'
 import type { McpConnectionTuning } from '../../src/mcp/tuning.ts'
 import type { ToolProgress } from '../../src/registry/types.ts'
@@ -12,7 +15,9 @@ import { createMcpHarness, type McpHarness } from './helpers/harness.ts'
 import type { TestTool } from './helpers/http-server.ts'
 import { ModernMcpHttpServer, type ModernServerOptions } from './helpers/modern-http-server.ts'
 import { until, waitForState } from './helpers/wait.ts'
+import { buildTestApp } from '../helpers/app.ts'
 import { toolNames } from '../helpers/tools.ts'
+import { TestMcpHttpServer } from './helpers/http-server.ts'
 
 const PROTOCOL_META = 'io.modelcontextprotocol/protocolVersion'
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'
@@ -163,4 +168,31 @@ test('a listen stream cut while the server is up is opened again, without a reco
   assert.deepEqual(states, [], 'the connection never left connected')
   assert.equal(connection.refusedAnswers, 0, 'a listen stream ending is no refused answer')
   assert.equal(connection.lastError, undefined)
+})
+
+test('GET /tools shows the revision and era each server is spoken to in, null for one that is down', async (t) => {
+  const modern = new ModernMcpHttpServer(tools())
+  const legacy = new TestMcpHttpServer({ ping_me: { run: () => ({ content: [] }) } })
+  await Promise.all([modern.start(), legacy.start()])
+  const dir = await mkdtemp(join(tmpdir(), 'gw-modern-tools-'))
+  t.after(async () => {
+    await Promise.all([modern.close(), legacy.close()])
+    await rm(dir, { recursive: true, force: true })
+  })
+  const config = join(dir, 'gateway.json')
+  await writeFile(config, JSON.stringify({
+    mcpServers: {
+      modern: { url: modern.url },
+      legacy: { url: legacy.url },
+      down: { url: 'http://127.0.0.1:1/mcp', connectTimeoutMs: 500 }
+    }
+  }))
+  const { app } = await buildTestApp(t, { GATEWAY_CONFIG: config })
+  await app.gateway.mcp.ready()
+  const report = (await app.inject('/tools')).json() as { mcpServers: Array<{ server: string, state: string, protocolVersion: string | null, protocolEra: string | null }> }
+  const seen = Object.fromEntries(report.mcpServers.map(({ server, state, protocolVersion, protocolEra }) => [server, { state, protocolVersion, protocolEra }]))
+  assert.deepEqual(seen.modern, { state: 'connected', protocolVersion: '2026-07-28', protocolEra: 'modern' })
+  assert.deepEqual(seen.legacy, { state: 'connected', protocolVersion: '2025-11-25', protocolEra: 'legacy' })
+  assert.equal(seen.down.protocolVersion, null)
+  assert.equal(seen.down.protocolEra, null)
 })
