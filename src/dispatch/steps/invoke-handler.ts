@@ -113,7 +113,8 @@ class HandlerContext implements ToolContext {
     this.#call = call
     this.#results = options.results
     const onProgress = request.onProgress
-    if (onProgress !== undefined) this.#progress = new ProgressCoalescer((update) => { if (!this.ended) onProgress(update) })
+    // The coalescer sends nothing once closed; closing sends the report still waiting, before the answer.
+    if (onProgress !== undefined) this.#progress = new ProgressCoalescer(onProgress)
   }
 
   /** Read through: the call's logger is built only if something logs (see createCallState). */
@@ -123,7 +124,7 @@ class HandlerContext implements ToolContext {
     if (!this.ended) this.#progress?.report(update)
   }
 
-  /** The call is answered: a report still waiting for its interval is dropped. */
+  /** The call is answered: a report still waiting for its interval goes now, and none after it. */
   endProgress (): void {
     this.#progress?.close()
   }
