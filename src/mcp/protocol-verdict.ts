@@ -43,7 +43,7 @@ export class ProtocolVerdict {
   }
 
   /** Keeps what a connected client negotiated. A pinned 2025-era revision needs no verdict: it never probes. */
-  learn (client: Client, now: number): void {
+  learn (client: Pick<Client, 'getNegotiatedProtocolVersion' | 'getDiscoverResult'>, now: number): void {
     const version = client.getNegotiatedProtocolVersion()
     if (version === undefined) return
     const discover = client.getDiscoverResult()

@@ -170,6 +170,19 @@ test('a listen stream cut while the server is up is opened again, without a reco
   assert.equal(connection.lastError, undefined)
 })
 
+test('a modern server that stops answering is found by server/discover (the revision has no ping) and reconnected', async (t) => {
+  const { server, h } = await setup(t, { connectTimeoutMs: 300 }, { tuning: { pingIntervalMs: 100, pingTimeoutMs: 200, failureThreshold: 1000 } })
+  const connection = h.manager.connection('modern')!
+  await until(() => server.count('server/discover') >= 2, 'a health probe')
+  server.frozen = true
+  await waitForState(connection, 'reconnecting')
+  assert.match(connection.lastError!, /no reply to server\/discover within 200 ms after health check/)
+  server.frozen = false
+  await waitForState(connection, 'connected')
+  assert.equal(server.count('ping'), 0)
+  assert.equal((await h.call('mcp__modern__add', { a: 1, b: 2 })).content, '3')
+})
+
 test('GET /tools shows the revision and era each server is spoken to in, null for one that is down', async (t) => {
   const modern = new ModernMcpHttpServer(tools())
   const legacy = new TestMcpHttpServer({ ping_me: { run: () => ({ content: [] }) } })

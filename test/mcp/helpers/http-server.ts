@@ -56,8 +56,10 @@ export class TestMcpHttpServer {
   #sockets = new Set<Socket>()
   #port = 0
 
-  constructor (tools: Record<string, TestTool> = {}) {
+  /** `port`: 0 = any free one; a given one lets a test put another server where this one was. */
+  constructor (tools: Record<string, TestTool> = {}, port = 0) {
     for (const [name, tool] of Object.entries(tools)) this.#tools.set(name, tool)
+    this.#port = port
   }
 
   get url (): string {

@@ -13,6 +13,8 @@ export interface ModernServerOptions {
   listTtlMs?: number
   /** `stateless` also serves 2025-era clients; default `reject` (modern only). */
   legacy?: 'reject' | 'stateless'
+  /** 0 (default) = any free one; a given one lets a test put another server where this one was. */
+  port?: number
 }
 
 export class ModernMcpHttpServer {
@@ -22,6 +24,8 @@ export class ModernMcpHttpServer {
   readonly cancelled: Array<{ tool: string }> = []
   /** subscriptions/listen streams open right now. */
   openStreams = 0
+  /** While set, requests are held open and never answered, like a wedged server (streams already open stay). */
+  frozen = false
   /** Ends them, as a proxy that cuts long responses does (set per stream while it is open). */
   readonly #cuts = new Set<() => void>()
   readonly #tools = new Map<string, TestTool>()
@@ -34,6 +38,7 @@ export class ModernMcpHttpServer {
   constructor (tools: Record<string, TestTool> = {}, options: ModernServerOptions = {}) {
     for (const [name, tool] of Object.entries(tools)) this.#tools.set(name, tool)
     this.#options = options
+    this.#port = options.port ?? 0
     this.#handler = this.#newHandler()
   }
 
@@ -60,10 +65,10 @@ export class ModernMcpHttpServer {
     this.#http = http
   }
 
-  /** A new tool; every open listen stream that asked for tool changes is told. */
-  addTool (name: string, tool: TestTool): void {
+  /** A new tool; every open listen stream that asked for tool changes is told, unless `tell` is false. */
+  addTool (name: string, tool: TestTool, tell = true): void {
     this.#tools.set(name, tool)
-    this.#handler.notify.toolsChanged()
+    if (tell) this.#handler.notify.toolsChanged()
   }
 
   /** Ends every open listen stream cleanly, without the response that closes a subscription: the server itself stays up. */
@@ -118,6 +123,7 @@ export class ModernMcpHttpServer {
   }
 
   async #handle (req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.frozen) return
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const body = Buffer.concat(chunks)
