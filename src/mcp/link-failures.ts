@@ -19,10 +19,23 @@ function hasErrorCode (value: unknown): boolean {
   return value instanceof Error && isRecord(value) && typeof value.code === 'string'
 }
 
-/** A failure's message; fetch's bare "fetch failed" gets its network cause, which says what failed (ECONNREFUSED and where). */
+/** Characters of a refusing server's body added to a message that lacks it. */
+const SERVER_TEXT_CHARS = 500
+
+/**
+ * A failure's message; fetch's bare "fetch failed" gets its network cause, which says what failed
+ * (ECONNREFUSED and where). An HTTP refusal whose message lacks the server's body (the SDK's
+ * server/discover probe says only "the server requires authorization (HTTP 401)") gets it, cut
+ * short: that is where a server says why.
+ */
 export function failureMessage (err: unknown): string {
   const base = messageOf(err)
-  return err instanceof TypeError && hasErrorCode(err.cause) ? `${base} (${messageOf(err.cause)})` : base
+  if (err instanceof TypeError && hasErrorCode(err.cause)) return `${base} (${messageOf(err.cause)})`
+  if (err instanceof SdkHttpError && isRecord(err.data) && typeof err.data.text === 'string') {
+    const text = err.data.text.trim().slice(0, SERVER_TEXT_CHARS)
+    if (text !== '' && !base.includes(text)) return `${base}: ${text}`
+  }
+  return base
 }
 
 export function isTimeout (err: unknown): boolean {

@@ -183,6 +183,18 @@ test('a modern server that stops answering is found by server/discover (the revi
   assert.equal((await h.call('mcp__modern__add', { a: 1, b: 2 })).content, '3')
 })
 
+test('a reconfigured server is negotiated anew (its kept verdict is the old connection\'s); an unchanged one is not', async (t) => {
+  const { server, h } = await setup(t)
+  assert.equal(server.count('server/discover'), 1)
+  const config = { url: server.url } as McpServerConfig
+  await h.manager.reconfigure({ modern: config }, async () => {})
+  assert.equal(server.count('server/discover'), 1, 'unchanged: the same connection')
+  const done = await h.manager.reconfigure({ modern: { ...config, protocol: '2026-07-28' } }, async () => {})
+  assert.deepEqual(done.reconnected, ['modern'])
+  assert.equal(server.count('server/discover'), 2, 'the new connection asked the server')
+  assert.equal(h.manager.states()[0].protocolVersion, '2026-07-28')
+})
+
 test('GET /tools shows the revision and era each server is spoken to in, null for one that is down', async (t) => {
   const modern = new ModernMcpHttpServer(tools())
   const legacy = new TestMcpHttpServer({ ping_me: { run: () => ({ content: [] }) } })
