@@ -188,9 +188,11 @@ export class McpLink {
       answersAfterNotifications(this.transport)
       this.#child = childOf(this.transport)
       this.#pid = this.#child?.pid
-      const protocolVersion = this.client.getNegotiatedProtocolVersion() ?? ''
-      const mismatch = pinMismatch(this.#server, this.#protocol, protocolVersion)
+      const negotiated = this.client.getNegotiatedProtocolVersion()
+      // The SDK refuses most mismatches itself; this makes the pin hold whatever it lets through.
+      const mismatch = pinMismatch(this.#server, this.#protocol, negotiated)
       if (mismatch !== undefined) throw new McpStartFailedError(this.#server, mismatch)
+      const protocolVersion = negotiated ?? ''
       const capabilities = this.client.getServerCapabilities() ?? {}
       if (eraOf(protocolVersion) === 'modern' && capabilities.tools?.listChanged === true) await this.#startListening(timeoutMs)
       const tools = capabilities.tools ? await listAllTools(this.client, { timeout: timeoutMs }) : { tools: [], leftOut: [] }
