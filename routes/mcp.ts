@@ -1,6 +1,7 @@
-// /mcp: the gateway's tools for MCP clients over Streamable HTTP (POST messages, GET the session's
-// notification stream, DELETE to end a session). Authentication, rate limits, key scope, body limit
-// and draining run before it as for every route; here only the Origin check (DNS rebinding) is added.
+// /mcp: the gateway's tools for MCP clients over Streamable HTTP, in revision 2026-07-28 (stateless
+// POSTs) and the 2025 ones (POST messages, GET the session's notification stream, DELETE to end a
+// session). Authentication, rate limits, key scope, body limit and draining run before it as for
+// every route; here only the Origin check (DNS rebinding) is added.
 // The protocol lives in src/mcp-server/; it and the MCP SDK load on the first request that gets
 // past the edge's checks, so a gateway nobody reaches over MCP never pays for them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -32,7 +33,7 @@ const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { refusedWhileDraining: true, jsonRpc: true },
     schema: {
       summary: 'MCP over Streamable HTTP',
-      description: 'The Model Context Protocol endpoint (protocol versions 2025-06-18 and 2025-11-25): initialize, tools/list, tools/call, ping. Bodies are JSON-RPC messages; answers are JSON-RPC over JSON or Server-Sent Events.',
+      description: 'The Model Context Protocol endpoint. Revision 2026-07-28, stateless (every request carries its `_meta` envelope and the Mcp-Method / Mcp-Name headers): server/discover, tools/list, tools/call, subscriptions/listen. Revisions 2025-06-18 and 2025-11-25, in sessions (Mcp-Session-Id): initialize, tools/list, tools/call, ping, GET for the session\'s notification stream, DELETE to end it. Bodies are JSON-RPC messages; answers are JSON-RPC over JSON or Server-Sent Events.',
       tags: ['mcp'],
       querystring: Query
     },
@@ -48,7 +49,7 @@ const mcpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     preHandler: async (request) => {
       request.scope.select(selectionList(request.query.toolsets, 'toolsets'), commaList(request.query.disabled))
     },
-    handler: async (request, reply) => await reply.send(await (await endpointOf()).handle(request, reply))
+    handler: async (request, reply) => await (await endpointOf()).handle(request, reply)
   })
 }
 

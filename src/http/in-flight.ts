@@ -6,7 +6,8 @@
 // counts from when it is authenticated until its answer is sent or its connection closes.
 //
 // Exempt: health, readiness and metrics (probes must answer while traffic saturates) and the MCP
-// notification stream (GET /mcp, which stays open by design and has caps of its own).
+// notification streams (GET /mcp, and a POST found to be a `subscriptions/listen` once its body is
+// read, which leaves early): they stay open by design and have caps of their own.
 import type { Socket } from 'node:net'
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
@@ -76,6 +77,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     inFlight: InFlightCounter
   }
+  interface FastifyRequest {
+    /** Stops counting the request in flight (a stream that stays open by design); undefined when not counted. */
+    leaveInFlight: (() => void) | undefined
+  }
 }
 
 /** Whether a route's requests are exempt whatever their method (GET /mcp is decided per request). */
@@ -88,6 +93,7 @@ type OnRequest = NonNullable<RouteOptions['onRequest']>
 export default fp<{ limits: InFlightLimits }>(async function inFlight (app, { limits }) {
   const counter = new InFlightCounter(limits)
   app.decorate('inFlight', counter)
+  app.decorateRequest('leaveInFlight', undefined)
   const count = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const entered = counter.enter(callerOf(request), request.raw.socket)
     if (entered instanceof Error) {
@@ -96,6 +102,7 @@ export default fp<{ limits: InFlightLimits }>(async function inFlight (app, { li
     }
     // 'close' fires once the answer is sent and also when the client goes away first.
     reply.raw.once('close', entered)
+    request.leaveInFlight = entered
   }
   const countUnlessStream = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (request.method !== 'GET') await count(request, reply)

@@ -33,6 +33,10 @@ export function serverOptions (http: GatewayConfig['http']) {
       // Node's default (60 s) would outlast a shorter request timeout for a client stuck in its headers.
       headersTimeout: Math.min(60_000, http.requestTimeoutMs)
     },
+    // By the time the server closes, draining has answered every call (src/shutdown.ts) and the MCP
+    // streams were ended: what is left is idle, or a connection a client opened and never used,
+    // which Node keeps until headersTimeout (it does not count as idle), holding shutdown that long.
+    forceCloseConnections: true,
     requestIdHeader: false as const,
     genReqId: requestIdOf,
     // Only listed proxies: `true` would let any client choose its address with X-Forwarded-For.

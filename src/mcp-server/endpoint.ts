@@ -1,22 +1,26 @@
-// The /mcp endpoint behind the route: each HTTP request (already authenticated and scoped by the
-// edge's hooks) goes to its session's transport, opens a session (an `initialize` while there is
-// room), or is served statelessly by a server made for it alone. Handlers find the Fastify request
-// behind a message, and so its caller, through the web Request handed to the SDK's transport.
+// The /mcp endpoint behind the route, for every revision served. Each HTTP request (already
+// authenticated and scoped by the edge's hooks) is classified by the SDK's own rules: a 2026-07-28
+// request (one carrying the per-request envelope) goes to the stateless modern endpoint; a 2025 one
+// goes to its session's transport, opens a session (an `initialize` while there is room), or is
+// served statelessly by a server made for it alone. Handlers find the Fastify request behind a
+// message, and so its caller, through the web Request handed to the SDK.
 import { randomUUID } from 'node:crypto'
-import { WebStandardStreamableHTTPServerTransport, isInitializeRequest, type ServerContext } from '@modelcontextprotocol/server'
+import {
+  WebStandardStreamableHTTPServerTransport, classifyInboundRequest, isInitializeRequest,
+  type InboundClassificationOutcome, type ServerContext
+} from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../access/caller.ts'
 import { callerOfRequest } from './http-caller.ts'
 import { callerOf } from '../http/in-flight.ts'
 import { numericHeader } from '../http/query.ts'
 import { onToolsChanged } from './list-changed.ts'
+import { ModernEndpoint } from './modern-endpoint.ts'
+import { cacheHintsFor, type CacheHints } from './modern-revision.ts'
 import { createProtocolServer } from './protocol-server.ts'
 import { SessionStore, type McpSession } from './sessions.ts'
-
-/** A JSON-RPC error answered by the endpoint itself, as the SDK's transport answers its own. */
-export function jsonRpcError (status: number, code: number, message: string, headers?: Record<string, string>): Response {
-  return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status, headers })
-}
+import { StreamQuota } from './stream-quota.ts'
+import { jsonRpcError, webRequestOf } from './web-request.ts'
 
 /**
  * Why a call header of the request cannot be used (X-Tool-Timeout-Ms, X-Max-Result-Chars), checked
@@ -33,14 +37,20 @@ function callHeaderProblem (request: FastifyRequest): string | undefined {
   }
 }
 
-/** The Fastify request as a web Request for the transport; the body was parsed (and size-capped) already. */
-function webRequestOf (request: FastifyRequest): Request {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined) continue
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item)
-  }
-  return new Request(`http://${request.host}${request.url}`, { method: request.method, headers })
+function header (request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name]
+  return typeof value === 'string' ? value : undefined
+}
+
+/** Which revision's rules a request falls under, by the SDK's classifier (the same one its handlers use). */
+function classify (request: FastifyRequest): InboundClassificationOutcome {
+  return classifyInboundRequest({
+    httpMethod: request.method,
+    protocolVersionHeader: header(request, 'mcp-protocol-version'),
+    mcpMethodHeader: header(request, 'mcp-method'),
+    mcpNameHeader: header(request, 'mcp-name'),
+    body: request.body
+  })
 }
 
 /** Seconds a caller at its stream cap is told to wait: streams end when their clients go. */
@@ -53,6 +63,9 @@ function ownerOf (request: FastifyRequest): string {
 export class McpEndpoint {
   readonly #app: FastifyInstance
   readonly #sessions: SessionStore
+  readonly #streams: StreamQuota
+  readonly #modern: ModernEndpoint
+  readonly #hints: CacheHints
   readonly #requests = new WeakMap<Request, FastifyRequest>()
   readonly #toolsChanged: { stop: () => void }
   readonly #stopRevoking: () => void
@@ -60,17 +73,51 @@ export class McpEndpoint {
   constructor (app: FastifyInstance) {
     const { maxSessions, maxSessionsPerKey, maxStreamsPerKey, sessionIdleMs, sessionMaxMs, streamMaxMs } = app.gateway.config.mcp
     this.#app = app
+    this.#hints = cacheHintsFor(app.gateway.config.availability.ttlMs, app.authenticator.enabled)
+    this.#streams = new StreamQuota({ maxPerCaller: maxStreamsPerKey, maxLifetimeMs: streamMaxMs })
     this.#sessions = new SessionStore({
-      maxSessions, maxSessionsPerKey, maxStreamsPerKey, idleMs: sessionIdleMs, maxLifetimeMs: sessionMaxMs, streamMaxMs, logger: app.log
+      maxSessions, maxSessionsPerKey, idleMs: sessionIdleMs, maxLifetimeMs: sessionMaxMs, streams: this.#streams, logger: app.log
+    })
+    this.#modern = new ModernEndpoint(app, {
+      hints: this.#hints,
+      callerOf: this.#callerOf,
+      remember: (web, request) => { this.#requests.set(web, request) },
+      streams: this.#streams
     })
     this.#toolsChanged = onToolsChanged(app.gateway.registry, () => { this.#sessions.toolsChanged() })
     const { authenticator } = app
-    this.#stopRevoking = authenticator.onKeysReplaced(() => { this.#sessions.closeRevoked((principal) => authenticator.isCurrent(principal)) })
+    this.#stopRevoking = authenticator.onKeysReplaced(() => {
+      const stillValid = (principal: Parameters<typeof authenticator.isCurrent>[0]): boolean => authenticator.isCurrent(principal)
+      this.#sessions.closeRevoked(stillValid)
+      this.#streams.endRevoked(stillValid)
+    })
   }
 
-  async handle (request: FastifyRequest, reply: FastifyReply): Promise<Response> {
+  async handle (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const badHeader = callHeaderProblem(request)
-    if (badHeader !== undefined) return jsonRpcError(400, -32600, badHeader)
+    if (badHeader !== undefined) return await reply.send(jsonRpcError(400, -32600, badHeader))
+    if (request.method === 'POST') {
+      const route = classify(request)
+      if (route.kind !== 'legacy') return await this.#modern.handle(request, reply, route)
+    }
+    return await reply.send(await this.#legacy(request, reply))
+  }
+
+  async close (): Promise<void> {
+    this.#toolsChanged.stop()
+    this.#stopRevoking()
+    await Promise.all([this.#sessions.closeAll(), this.#modern.close()])
+  }
+
+  #callerOf = (ctx: ServerContext): Caller => {
+    const request = ctx.http?.req === undefined ? undefined : this.#requests.get(ctx.http.req)
+    // Every message reaches a handler through the SDK's handlers, which always pass its Request.
+    if (request === undefined) throw new Error('MCP message without the HTTP request that carried it')
+    return callerOfRequest(this.#app, request)
+  }
+
+  /** A 2025 request: its session's, one that opens a session, or one served statelessly. */
+  async #legacy (request: FastifyRequest, reply: FastifyReply): Promise<Response> {
     const web = webRequestOf(request)
     this.#requests.set(web, request)
     const sessionId = request.headers['mcp-session-id']
@@ -87,23 +134,10 @@ export class McpEndpoint {
     }
     // Without a session there is no stream to open (MCP: 405 tells the client to go on without
     // one) and nothing to end.
-    if (request.method === 'GET') return jsonRpcError(405, -32000, 'GET /mcp streams a session\'s notifications: send the Mcp-Session-Id header of a session (initialize opens one)', { allow: 'POST, DELETE' })
+    if (request.method === 'GET') return jsonRpcError(405, -32000, 'GET /mcp streams a session\'s notifications: send the Mcp-Session-Id header of a session (initialize opens one); 2026-07-28 clients send subscriptions/listen instead', { allow: 'POST, DELETE' })
     if (request.method === 'DELETE') return jsonRpcError(400, -32000, 'DELETE /mcp ends a session: send the Mcp-Session-Id header of the session to end')
     if (isInitializeRequest(request.body) && this.#sessions.hasRoom(callerOf(request))) return await this.#open(web, request)
     return await this.#stateless(web, request, reply)
-  }
-
-  async close (): Promise<void> {
-    this.#toolsChanged.stop()
-    this.#stopRevoking()
-    await this.#sessions.closeAll()
-  }
-
-  #callerOf = (ctx: ServerContext): Caller => {
-    const request = ctx.http?.req === undefined ? undefined : this.#requests.get(ctx.http.req)
-    // Every message reaches a handler through handleRequest, which always passes its Request.
-    if (request === undefined) throw new Error('MCP message without the HTTP request that carried it')
-    return callerOfRequest(this.#app, request)
   }
 
   async #open (web: Request, request: FastifyRequest): Promise<Response> {
@@ -112,7 +146,7 @@ export class McpEndpoint {
       sessionIdGenerator: () => id,
       onsessionclosed: () => { this.#sessions.forget(id) }
     })
-    const server = createProtocolServer(this.#app, this.#callerOf)
+    const server = createProtocolServer(this.#app, this.#callerOf, this.#hints)
     const now = Date.now()
     const session: McpSession = {
       id, owner: ownerOf(request), principal: request.principal, caller: callerOf(request), server, transport, openedAt: now, lastSeen: now, busy: 0
@@ -129,7 +163,7 @@ export class McpEndpoint {
 
   async #stateless (web: Request, request: FastifyRequest, reply: FastifyReply): Promise<Response> {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined })
-    const server = createProtocolServer(this.#app, this.#callerOf)
+    const server = createProtocolServer(this.#app, this.#callerOf, this.#hints)
     await server.connect(transport)
     // The answer may stream (progress before the result): the server lives until it is sent.
     reply.raw.once('close', () => { server.close().catch(() => {}) })

@@ -2,11 +2,11 @@
 // per caller (past either bound clients are served statelessly); closed after an idle time (no
 // request, and none still open) and after a maximum lifetime whatever they do; closed all together
 // on shutdown, and those of a key a reload revoked; told when the tools change. Their notification
-// streams (GET /mcp) are bounded per caller too, and each ends after a maximum lifetime (the client
-// opens it again, as MCP clients do when a stream ends).
+// streams (GET /mcp) count against the caller's streams (stream-quota.ts).
 import type { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import type { Logger } from 'pino'
 import type { Principal } from '../http/auth.ts'
+import type { StreamQuota } from './stream-quota.ts'
 
 export interface McpSession {
   readonly id: string
@@ -27,10 +27,9 @@ export interface McpSession {
 export interface SessionStoreOptions {
   maxSessions: number
   maxSessionsPerKey: number
-  maxStreamsPerKey: number
   idleMs: number
   maxLifetimeMs: number
-  streamMaxMs: number
+  streams: StreamQuota
   logger: Pick<Logger, 'info' | 'debug'>
   now?: () => number
 }
@@ -53,7 +52,6 @@ class PerCaller {
 export class SessionStore {
   readonly #sessions = new Map<string, McpSession>()
   readonly #sessionsOf = new PerCaller()
-  readonly #streamsOf = new PerCaller()
   readonly #options: SessionStoreOptions
   readonly #now: () => number
   readonly #sweeper: NodeJS.Timeout
@@ -102,23 +100,12 @@ export class SessionStore {
   }
 
   /**
-   * Counts a notification stream of the session open until `response` closes, and ends it after
-   * streamMaxMs; or says why the caller may not open one more (nothing counted then).
+   * Counts a notification stream of the session open until `response` closes, ended after its
+   * lifetime; or says why the caller may not open one more (nothing counted then).
    */
   openStream (session: McpSession, response: NodeJS.EventEmitter): string | undefined {
-    const open = this.#streamsOf.of(session.caller)
-    if (open >= this.#options.maxStreamsPerKey) {
-      return `this caller already has ${open} MCP notification streams open (GET /mcp), the most one may have (mcp.maxStreamsPerKey, MCP_MAX_STREAMS_PER_KEY); close one, or retry later`
-    }
-    this.#streamsOf.add(session.caller, 1)
     // The SDK keeps one stream per session: closing it ends this one, and the client reconnects.
-    const end = setTimeout(() => { session.transport.closeStandaloneSSEStream() }, this.#options.streamMaxMs)
-    end.unref()
-    response.once('close', () => {
-      clearTimeout(end)
-      this.#streamsOf.add(session.caller, -1)
-    })
-    return undefined
+    return this.#options.streams.open(session.caller, session.principal, response, () => { session.transport.closeStandaloneSSEStream() })
   }
 
   /** Forgets a session its transport closed (DELETE, or closed here). */

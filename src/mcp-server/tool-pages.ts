@@ -10,8 +10,16 @@ export type ToolPage = ListToolsResult
  * among those that stay).
  */
 export function pageOf (tools: readonly Tool[], cursor: string | undefined, pageSize: number): ToolPage {
-  const after = cursor === undefined ? undefined : decodeCursor(cursor)
-  const start = after === undefined ? 0 : firstAfter(tools, after)
+  return pageAt(tools, pageStart(tools, cursor), pageSize)
+}
+
+/** Where the page after `cursor` starts; throws the protocol's InvalidParams for a cursor no answer gave. */
+export function pageStart (tools: readonly Tool[], cursor: string | undefined): number {
+  return cursor === undefined ? 0 : firstAfter(tools, decodeCursor(cursor))
+}
+
+/** The page that starts at `start`, with the cursor of the next one when there is more. */
+export function pageAt (tools: readonly Tool[], start: number, pageSize: number): ToolPage {
   const page = tools.slice(start, start + pageSize)
   if (start + pageSize >= tools.length) return { tools: page }
   return { tools: page, nextCursor: Buffer.from(JSON.stringify({ after: page[page.length - 1].name })).toString('base64url') }

@@ -121,9 +121,11 @@ test('bad bodies are JSON-RPC errors naming the fault: not JSON, too large, not 
   const large = await rawRpc(url, { ...PING, params: { padding: 'x'.repeat(4096) } })
   assert.equal(large.status, 413)
   assert.match(large.message?.error?.message ?? '', /larger than the limit of 2048 bytes/)
+  // JSON that is no JSON-RPC message: Invalid Request, as JSON-RPC defines it, whatever the revision.
   const notRpc = await rawRpc(url, { hello: 'world' })
   assert.equal(notRpc.status, 400)
-  assert.equal(notRpc.message?.error?.code, -32700)
+  assert.equal(notRpc.message?.error?.code, -32600)
+  assert.match(notRpc.message?.error?.message ?? '', /not a valid JSON-RPC message/)
   const plain = await fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, 'content-type': 'text/plain' }, body: 'hi' })
   assert.equal(plain.status, 415)
 })

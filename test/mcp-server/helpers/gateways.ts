@@ -87,10 +87,10 @@ export async function startGatewayA (t: TestContext): Promise<GatewayA> {
   return a
 }
 
-/** Gateway B: no tools of its own, open on loopback, A's /mcp as upstream "a" reached with `key`. */
-export async function startGatewayB (t: TestContext, a: RunningGateway, key: string): Promise<RunningGateway> {
+/** Gateway B: no tools of its own, open on loopback, A's /mcp as upstream "a" reached with `key`, in `protocol` (default: auto). */
+export async function startGatewayB (t: TestContext, a: RunningGateway, key: string, protocol?: string): Promise<RunningGateway> {
   return await startGatewayOf(t, {
-    a: { url: `${a.base}/mcp`, headers: { Authorization: `Bearer ${key}` }, connectTimeoutMs: 10_000 }
+    a: { url: `${a.base}/mcp`, headers: { Authorization: `Bearer ${key}` }, connectTimeoutMs: 10_000, ...(protocol === undefined ? {} : { protocol }) }
   })
 }
 
