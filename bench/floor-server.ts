@@ -9,7 +9,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import pino from 'pino'
 import { readFileResult, searchFilesResult, writeFileResult } from './floor-files.ts'
-import { addMcpBaseline } from './mcp-baseline.ts'
+import { addMcpBaseline, addModernMcpBaseline } from './mcp-baseline.ts'
 
 export interface FloorSpec {
   workspace: string
@@ -140,7 +140,10 @@ async function floorApp (spec: FloorSpec): Promise<FastifyInstance> {
     const body = await readFile(file)
     app.route({ method, url, handler: async (_request, reply) => reply.type(contentType).send(body) })
   }
-  if (spec.mcp) addMcpBaseline(app, spec.workspace)
+  if (spec.mcp) {
+    addMcpBaseline(app, spec.workspace)
+    addModernMcpBaseline(app, spec.workspace)
+  }
   if (spec.redisUrl !== undefined) {
     const redis = new Redis(spec.redisUrl, { keyPrefix: 'bench-floor:' })
     app.addHook('onClose', async () => { redis.disconnect() })

@@ -1,8 +1,9 @@
-// The floor for MCP `tools/call` of read_file (scenario d0): a bare Fastify route that does what
-// any MCP server must do for that call and nothing more. It parses and validates the JSON-RPC body
-// (read_file's own parameter schema inside), checks the session header, reads the same file, numbers
-// its lines as read_file does, and answers the same JSON-RPC result (same fields, same size) framed
-// as the one Server-Sent Event the gateway's transport sends, with the same headers.
+// The floors for MCP `tools/call` of read_file: bare Fastify routes that do what any MCP server must
+// do for that call and nothing more. Each parses and validates the JSON-RPC body (read_file's own
+// parameter schema inside), checks what the revision asks of the headers (2025: the session;
+// 2026-07-28: the version, method and name), reads the same file, numbers its lines as read_file
+// does, and answers the same JSON-RPC result (same fields, same size) framed as the gateway frames
+// it: one Server-Sent Event in a 2025 session, a JSON body in 2026-07-28.
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
@@ -66,5 +67,49 @@ export function addMcpBaseline (app: FastifyInstance, workspace: string): void {
       .header('x-accel-buffering', 'no')
       .type('text/event-stream')
       .send(`event: message\ndata: ${JSON.stringify(message)}\n\n`)
+  })
+}
+
+const envelopeSchema = {
+  type: 'object',
+  properties: {
+    'io.modelcontextprotocol/protocolVersion': { const: '2026-07-28' },
+    'io.modelcontextprotocol/clientCapabilities': { type: 'object' },
+    'io.modelcontextprotocol/clientInfo': { type: 'object', properties: { name: { type: 'string' }, version: { type: 'string' } }, required: ['name', 'version'] }
+  },
+  required: ['io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientCapabilities']
+}
+
+const modernCallSchema = {
+  ...callBodySchema,
+  properties: {
+    ...callBodySchema.properties,
+    params: {
+      ...callBodySchema.properties.params,
+      properties: { ...callBodySchema.properties.params.properties, _meta: envelopeSchema },
+      required: ['name', 'arguments', '_meta']
+    }
+  }
+}
+
+const modernHeadersSchema = {
+  type: 'object',
+  properties: { 'mcp-protocol-version': { const: '2026-07-28' }, 'mcp-method': { const: 'tools/call' }, 'mcp-name': { const: 'read_file' } },
+  required: ['mcp-protocol-version', 'mcp-method', 'mcp-name']
+}
+
+const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'tool-gateway', version: '0.1.0' } }
+
+/**
+ * Adds POST /mcp-modern, the floor of a 2026-07-28 tools/call of read_file: the envelope and the
+ * standard headers checked against the body (by schema), the same read, and the same JSON answer
+ * the gateway sends (resultType, serverInfo), no session.
+ */
+export function addModernMcpBaseline (app: FastifyInstance, workspace: string): void {
+  app.post<{ Body: CallBody }>('/mcp-modern', { schema: { body: modernCallSchema, headers: modernHeadersSchema } }, async (request, reply) => {
+    const { path } = request.body.params.arguments
+    const text = readFileResult(path, await readFile(join(workspace, path), 'utf8'))
+    const message = { jsonrpc: '2.0', id: request.body.id, result: { content: [{ type: 'text', text }], isError: false, resultType: 'complete', _meta: SERVER_INFO } }
+    return await reply.type('application/json').send(JSON.stringify(message))
   })
 }

@@ -1,8 +1,10 @@
-// The client side of the MCP scenarios: a session opened once before the load (initialize, then
-// notifications/initialized), as a client does on connecting, so every measured request is an
-// ordinary message of an established session; and the headers and bodies of those messages.
+// The client side of the MCP scenarios. 2025-11-25: a session opened once before the load
+// (initialize, then notifications/initialized), as a client does on connecting, so every measured
+// request is an ordinary message of an established session. 2026-07-28: no session, every request
+// carries its envelope and the standard headers. The headers and bodies of those messages.
 
 export const PROTOCOL_VERSION = '2025-11-25'
+export const MODERN_REVISION = '2026-07-28'
 
 /**
  * autocannon replaces `[<id>]` by a fresh id per request (its `idReplacement` option). The load
@@ -23,6 +25,27 @@ export function sessionHeaders (sessionId: string): Record<string, string> {
 
 export function rpcBody (method: string, params: unknown, id: string | number = PER_REQUEST_ID): string {
   return JSON.stringify({ jsonrpc: '2.0', id, method, params })
+}
+
+/** The headers of a 2026-07-28 request: the revision, the method and, for tools/call, the tool. */
+export function modernHeaders (method: string, name?: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN_REVISION,
+    'mcp-method': method,
+    ...(name === undefined ? {} : { 'mcp-name': name })
+  }
+}
+
+/** A 2026-07-28 request: its params with the per-request envelope an SDK 2.4 client sends. */
+export function modernBody (method: string, params: Record<string, unknown>, id: string | number = PER_REQUEST_ID): string {
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'tool-gateway-bench', version: '1.0.0' }
+  }
+  return rpcBody(method, { ...params, _meta }, id)
 }
 
 /** The JSON-RPC message of an answer: a JSON body, or the `data:` line of a one-event SSE stream. */

@@ -1,6 +1,6 @@
 // The results of a benchmark run: markdown tables on stdout (the README pastes them) and the same
 // figures, with the machine, its load and the settings, in bench/results.json. Each figure is flagged
-// against the target of issue 14.
+// against the target of issue 14 (or of the issue that set a pair's own).
 import { writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
@@ -12,6 +12,8 @@ export const RESULTS_FILE = fileURLToPath(new URL('./results.json', import.meta.
 
 export const TARGETS = {
   throughput: 0.85,
+  /** Pairs with a throughput target of their own (issue 26: a 2026-07-28 tools/call against REST). */
+  throughputOf: { 'mcp-modern-rest': 0.8 } as Record<string, number>,
   p99: 1.2,
   rssAfterLoadMB: { 'gateway-builtins': 120, 'gateway-1000-tools': 150 } as Record<string, number>,
   readyMs: { builtins: 500, '1000-tools': 1000 } as Record<string, number>,
@@ -49,9 +51,10 @@ function pairTable (report: Report): string[] {
     '|---|---:|---:|---|---:|---:|---|---:|'
   ]
   for (const ratio of report.ratios) {
+    const target = TARGETS.throughputOf[ratio.pair] ?? TARGETS.throughput
     const floor = report.results.find((r) => r.pair === ratio.pair && r.side === 'floor') as Measured
     const gateway = report.results.find((r) => r.pair === ratio.pair && r.side === 'gateway') as Measured
-    lines.push(`| ${gateway.description.replace(/^gateway: /, '')} | ${num(floor.requestsPerSecond)} | ${num(gateway.requestsPerSecond)} | ${ratio.throughput.toFixed(2)} ${flag(ratio.throughput >= TARGETS.throughput)} | ${floor.p50Ms} / ${floor.p99Ms} | ${gateway.p50Ms} / ${gateway.p99Ms} | ${ratio.p99.toFixed(2)} ${flag(ratio.p99 <= TARGETS.p99)} | ${floor.serverCpuUsPerRequest} / ${gateway.serverCpuUsPerRequest} |`)
+    lines.push(`| ${gateway.description.replace(/^gateway: /, '')} | ${num(floor.requestsPerSecond)} | ${num(gateway.requestsPerSecond)} | ${ratio.throughput.toFixed(2)} ${flag(ratio.throughput >= target)}${target === TARGETS.throughput ? '' : ` (≥ ${target})`} | ${floor.p50Ms} / ${floor.p99Ms} | ${gateway.p50Ms} / ${gateway.p99Ms} | ${ratio.p99.toFixed(2)} ${flag(ratio.p99 <= TARGETS.p99)} | ${floor.serverCpuUsPerRequest} / ${gateway.serverCpuUsPerRequest} |`)
   }
   return lines
 }

@@ -53,7 +53,7 @@ async function buildScenarios (groups: readonly ScenarioGroup[], fixtures: Fixtu
     definitions.push(await fetchDefinitions('definitions-1000', many, '/definitions-1000'))
   }
   const mcpList = groups.includes('mcp-list') ? await toolsListScenarios(many, trial.sizes) : undefined
-  if (mcpList !== undefined) mcp.push(mcpList.bytes)
+  if (mcpList !== undefined) mcp.push(...mcpList.bytes)
   const statics = await Promise.all([...definitions, ...mcp].map(async (bytes) => await staticFile(scratch, bytes)))
   started.floor = await startFloor({ workspace: fixtures.workspace, statics, mcp: groups.includes('mcp-call'), redisUrl: started.shared?.redis.url })
   trial.servers.push(await settled(started.floor))

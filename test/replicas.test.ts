@@ -1,8 +1,9 @@
 // Two replicas of the real gateway (two `node src/server.ts` processes) behind a round-robin proxy,
 // sharing one Redis and one workspace folder, as in a deployment with a shared volume: a key's rate
 // limit holds across both, an idempotent call retried on the other replica does not run twice, a
-// result cut on one is read on the other, and killing Redis mid-run fails no call (each replica
-// falls back to its memory, /readyz and the log say so) until Redis is back and sharing resumes.
+// result cut on one is read on the other, an MCP client of revision 2026-07-28 needs no affinity,
+// and killing Redis mid-run fails no call (each replica falls back to its memory, /readyz and the
+// log say so) until Redis is back and sharing resumes.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
@@ -10,6 +11,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { startRedis, type TestRedis } from './helpers/redis-server.ts'
 import { startRoundRobinProxy, type RoundRobinProxy } from './helpers/round-robin-proxy.ts'
 import { listeningPort, startServer, type ServerProcess } from './helpers/server-process.ts'
@@ -18,7 +20,7 @@ const MAX = 10
 /** Keys the outage test spreads its calls over, so that none reaches MAX even counted per replica. */
 const LOAD_KEYS = Array.from({ length: 40 }, (_, i) => `load-${i}`)
 /** One key per purpose, so that no test spends another's budget (the window outlasts the file). */
-const KEYS = ['limited', 'bystander', 'idem', 'reader', 'stranger', 'local', 'after', 'ops', ...LOAD_KEYS]
+const KEYS = ['limited', 'bystander', 'idem', 'reader', 'stranger', 'local', 'after', 'ops', 'mcp-caller', 'mcp-reader', ...LOAD_KEYS]
 const REQUEST_TIMEOUT_MS = 10_000
 const LOAD = { ms: 3_000, maxCalls: 300, loops: 3, killAfterMs: 1_000, killAfterCalls: 100 }
 
@@ -210,6 +212,52 @@ test('a result cut on one replica is read whole, page by page, on the other; ano
   const stranger = await send(`${two.base}/results/${cut.body.resultId}`, 'stranger')
   assert.equal(stranger.status, 404)
   assert.equal(stranger.body.code, 'GW_ERR_RESULT_NOT_FOUND')
+})
+
+/** An SDK 2.4 client pinned to 2026-07-28, connected to /mcp through the proxy with `key`. */
+async function modernClient (key: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'replicas', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  const transport = new StreamableHTTPClientTransport(new URL(`${proxy.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}`, ...headers } } })
+  await client.connect(transport)
+  context.after(() => client.close())
+  return client
+}
+
+test('an MCP client pinned to 2026-07-28 needs no affinity: its calls alternate replicas and all succeed; a cut result is read through the other', async () => {
+  const client = await modernClient('mcp-caller')
+  const before = [...proxy.forwarded]
+  for (let i = 0; i < 6; i++) {
+    const result = await client.callTool({ name: 'read_file', arguments: { path: 'small.txt' } })
+    assert.equal(result.isError, false, JSON.stringify(result))
+    assert.match((result.content as Array<{ text: string }>)[0].text, /a small file/)
+  }
+  assert.deepEqual(proxy.forwarded.map((count, i) => count - before[i]), [3, 3], 'the six calls alternated between the replicas')
+
+  const lines = Array.from({ length: 200 }, (_, i) => `mcp line ${i + 1} of a file larger than the cap`)
+  await writeFile(join(workspace, 'large-mcp.txt'), lines.join('\n') + '\n')
+  const reader = await modernClient('mcp-reader', { 'x-max-result-chars': '1000' })
+  const atCut = [...proxy.forwarded]
+  const cut = await reader.callTool({ name: 'read_file', arguments: { path: 'large-mcp.txt' } })
+  const cutOn = proxy.forwarded.findIndex((count, i) => count > atCut[i])
+  const outcome = (cut._meta as Record<string, { resultId?: string, truncated?: boolean }>)['tool-gateway/outcome']
+  assert.equal(outcome?.truncated, true, JSON.stringify(cut._meta))
+  assert.equal(typeof outcome?.resultId, 'string')
+  // Read on the other replica, by hand: a modern request is complete in itself, whoever answers it.
+  const other = replicas[1 - cutOn]
+  const read = await send(`${other.base}/mcp`, 'mcp-reader', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'read_result' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'read_result', arguments: { id: outcome.resultId, limit: 20_000 }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } }
+    })
+  })
+  assert.equal(read.status, 200, JSON.stringify(read.body))
+  assert.equal(read.body.result.isError, false, JSON.stringify(read.body))
+  const text = read.body.result.content[0].text as string
+  for (const line of [lines[0], lines[99], lines[199]]) assert.ok(text.includes(line), `the kept result has "${line}"`)
 })
 
 test('killing Redis mid-run fails no call: each replica serves from memory, says so, and shares again once Redis is back', async (t) => {

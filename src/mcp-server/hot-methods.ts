@@ -5,6 +5,7 @@
 // the envelope and the headers that are present; the rest is checked below); anything else, a
 // refusal included, goes to the SDK, which answers it by the protocol's rules. The answers are the
 // ones protocol-server.ts gives through the SDK, field for field; a test holds the two together.
+import { Readable } from 'node:stream'
 import type { CallToolResult, JSONRPCRequest } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../access/caller.ts'
@@ -56,30 +57,49 @@ function resultMessage (id: string | number, resultJson: string): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`
 }
 
+const RESULT_END = Buffer.from('}')
+
+/** Past this size an answer goes out as its parts rather than one copy of them (see sendResult). */
+const COPY_BELOW_BYTES = 16_384
+
+/**
+ * Sends a JSON-RPC answer around a result encoded once. A list page of a large catalogue is hundreds
+ * of KB: joining it with the request's id into a new buffer costs a fresh allocation of that size
+ * (mapped, page-faulted and freed by the system for every request); its parts are written as they are.
+ */
+async function sendResult (reply: FastifyReply, id: string | number, result: Buffer): Promise<FastifyReply> {
+  const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`)
+  reply.type('application/json')
+  if (result.length < COPY_BELOW_BYTES) return await reply.send(Buffer.concat([head, result, RESULT_END]))
+  return await reply
+    .header('content-length', head.length + result.length + RESULT_END.length)
+    .send(Readable.from([head, result, RESULT_END], { objectMode: false }))
+}
+
 export class HotMethods {
   readonly #app: FastifyInstance
   readonly #hints: CacheHints
-  readonly #discover: string
+  readonly #discover: Buffer
   /** Serialised list pages per cached tool list: they live exactly as long as the list they come from. */
-  readonly #pages = new WeakMap<object, Map<number, string>>()
+  readonly #pages = new WeakMap<object, Map<number, Buffer>>()
 
   constructor (app: FastifyInstance, hints: CacheHints) {
     this.#app = app
     this.#hints = hints
-    this.#discover = JSON.stringify({
+    this.#discover = Buffer.from(JSON.stringify({
       supportedVersions: [MODERN_REVISION],
       capabilities: SERVER_CAPABILITIES,
       instructions: SERVER_INSTRUCTIONS,
       resultType: 'complete',
       ...hints.discover,
       _meta: SERVER_INFO_META
-    })
+    }))
   }
 
   async answer (hot: HotRequest, caller: () => Caller, reply: FastifyReply): Promise<FastifyReply> {
     switch (hot.method) {
       case 'server/discover':
-        return await this.#json(reply, resultMessage(hot.id, this.#discover))
+        return await sendResult(reply, hot.id, this.#discover)
       case 'tools/list':
         return await this.#list(hot, caller(), reply)
       case 'tools/call':
@@ -107,10 +127,10 @@ export class HotMethods {
     // Keyed by where the page starts, not by the cursor's text: at most one entry per tool.
     let page = pages.get(start)
     if (page === undefined) {
-      page = JSON.stringify({ ...pageAt(listed.tools, start, this.#app.gateway.config.mcp.pageSize), resultType: 'complete', ...this.#hints.list, _meta: SERVER_INFO_META })
+      page = Buffer.from(JSON.stringify({ ...pageAt(listed.tools, start, this.#app.gateway.config.mcp.pageSize), resultType: 'complete', ...this.#hints.list, _meta: SERVER_INFO_META }))
       pages.set(start, page)
     }
-    return await this.#json(reply, resultMessage(hot.id, page))
+    return await sendResult(reply, hot.id, page)
   }
 
   async #call (hot: HotRequest, caller: Caller, reply: FastifyReply): Promise<FastifyReply> {
