@@ -176,3 +176,27 @@ test('bad requests get the protocol\'s error, never a hang or a 500', async (t) 
   const plain = await fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, ...modernHeaders('tools/list'), 'content-type': 'text/plain' }, body: 'hi' })
   assert.equal(plain.status, 415)
 })
+
+test('the same rules as 2025: ?toolsets= narrows list and calls, a foreign Origin is refused, a draining gateway refuses new requests and ends listens with their completion', async (t) => {
+  const { url, app } = await gateway(t)
+  app.gateway.registry.register(fixtureTool('other', { toolset: 'elsewhere' }))
+  const narrowed = new URL(`${url.href}?toolsets=elsewhere`)
+  const list = await rawRpc(narrowed, modernRequest('tools/list', {}), modernHeaders('tools/list'))
+  assert.deepEqual((list.message?.result?.tools as Array<{ name: string }>).map((tool) => tool.name), ['other'])
+  const outside = await rawRpc(narrowed, modernRequest('tools/call', { name: 'echo', arguments: {} }), { ...modernHeaders('tools/call'), 'mcp-name': 'echo' })
+  assert.equal(outside.message?.error?.code, -32602)
+  const foreign = await rawRpc(url, modernRequest('tools/list', {}), { ...modernHeaders('tools/list'), origin: 'https://evil.example' })
+  assert.equal(foreign.status, 403)
+
+  const listening = await fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, ...modernHeaders('subscriptions/listen') }, body: JSON.stringify(modernRequest('subscriptions/listen', { notifications: { toolsListChanged: true } }, REVISION, 'sub-1')) })
+  const events = listening.text()
+  const { drainAndClose } = await import('../../src/shutdown.ts')
+  const closing = drainAndClose(app, 5_000)
+  const refused = await rawRpc(url, modernRequest('tools/list', {}), modernHeaders('tools/list')).catch(() => undefined)
+  // Refused while draining (503), or the port is already closed: never served.
+  assert.ok(refused === undefined || refused.status === 503, JSON.stringify(refused))
+  const lines = (await events).split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)))
+  assert.equal(lines[0].method, 'notifications/subscriptions/acknowledged')
+  assert.deepEqual(lines.at(-1), { jsonrpc: '2.0', id: 'sub-1', result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1', 'io.modelcontextprotocol/serverInfo': { name: 'tool-gateway', version: '0.1.0' } } } })
+  await closing
+})
