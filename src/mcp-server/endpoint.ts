@@ -16,6 +16,7 @@ import { callerOf } from '../http/in-flight.ts'
 import { numericHeader } from '../http/query.ts'
 import { onToolsChanged } from './list-changed.ts'
 import { ModernEndpoint } from './modern-endpoint.ts'
+import { plainHotRequest } from './plain-hot-request.ts'
 import { cacheHintsFor, type CacheHints } from './modern-revision.ts'
 import { createProtocolServer } from './protocol-server.ts'
 import { SessionStore, type McpSession } from './sessions.ts'
@@ -97,6 +98,8 @@ export class McpEndpoint {
     const badHeader = callHeaderProblem(request)
     if (badHeader !== undefined) return await reply.send(jsonRpcError(400, -32600, badHeader))
     if (request.method === 'POST') {
+      const hot = plainHotRequest(request.headers, request.body)
+      if (hot !== undefined) return await this.#modern.answerHot(request, reply, hot)
       const route = classify(request)
       if (route.kind !== 'legacy') return await this.#modern.handle(request, reply, route)
     }

@@ -10,7 +10,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../http/in-flight.ts'
 import { callerOfRequest } from './http-caller.ts'
-import { HotMethods, hotRequestOf } from './hot-methods.ts'
+import { HotMethods, hotRequestOf, type HotRequest } from './hot-methods.ts'
 import { onToolsChanged } from './list-changed.ts'
 import type { CacheHints } from './modern-revision.ts'
 import { createProtocolServer, type CallerOf } from './protocol-server.ts'
@@ -53,10 +53,15 @@ export class ModernEndpoint {
   async handle (request: FastifyRequest, reply: FastifyReply, route: InboundModernRoute | InboundLadderRejection): Promise<FastifyReply> {
     if (route.kind === 'modern' && route.messageKind === 'request') {
       const hot = hotRequestOf(request, route.message, route.classification.revision)
-      if (hot !== undefined) return await this.#hot.answer(hot, () => callerOfRequest(this.#app, request), reply)
+      if (hot !== undefined) return await this.answerHot(request, reply, hot)
       if (route.message.method === 'subscriptions/listen') return await this.#listen(request, reply, route.message.id)
     }
     return await this.#bySdk(request, reply)
+  }
+
+  /** A request already known to be one of the hot three, well formed (plain-hot-request.ts). */
+  async answerHot (request: FastifyRequest, reply: FastifyReply, hot: HotRequest): Promise<FastifyReply> {
+    return await this.#hot.answer(hot, () => callerOfRequest(this.#app, request), reply)
   }
 
   /** Ends the listen streams (each told so, as the protocol asks of a server that ends them) and what the SDK still serves. */
