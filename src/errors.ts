@@ -16,6 +16,10 @@ function define<C extends string> (code: C, statusCode: number, message = '%s'):
 export const ToolNotFoundError = define('GW_ERR_TOOL_NOT_FOUND', 404, 'Unknown tool: %s')
 export const InvalidArgumentsError = define('GW_ERR_INVALID_ARGUMENTS', 400)
 export const UnauthorizedError = define('GW_ERR_UNAUTHORIZED', 401)
+/** A valid access token whose scopes and claims grant no toolset (RFC 6750 insufficient_scope). */
+export const InsufficientScopeError = define('GW_ERR_INSUFFICIENT_SCOPE', 403)
+/** The identity provider could not be asked (metadata, keys, introspection) within its deadline. */
+export const IdentityProviderUnavailableError = define('GW_ERR_IDENTITY_PROVIDER_UNAVAILABLE', 503)
 export const BlockedError = define('GW_ERR_BLOCKED', 403)
 /** A browser page's request to /mcp from an origin not in mcp.allowedOrigins (DNS rebinding). */
 export const OriginNotAllowedError = define('GW_ERR_ORIGIN_NOT_ALLOWED', 403)

@@ -3,6 +3,7 @@
 // servers, then plugins). It knows nothing of HTTP; src/app.ts puts routes in front of it.
 import type { Logger } from 'pino'
 import { AvailabilityChecker } from './availability/checker.ts'
+import { isGuarded } from './config/protected-mode.ts'
 import type { GatewayConfig } from './config/schema.ts'
 import { DefinitionsBuilder } from './definitions/definitions.ts'
 import { discoverTools, type DiscoveryReport } from './discovery/discover.ts'
@@ -77,7 +78,7 @@ export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJ
   const search = new ToolSearch(registry)
   const hooks = new HookRegistry()
   const errorContent = new ErrorContentCleaner(secretSettingsOf(config, env))
-  const results = new ResultStore(config.results, { open: config.auth.keys.length === 0 })
+  const results = new ResultStore(config.results, { open: !isGuarded(config) })
   const dispatcher = new Dispatcher({ registry, availability, hooks, logger, config, limits: config.dispatch, toolOverrides: config.tools, errorContent, results })
   const mcp = new McpManager({ servers: config.mcpServers, registry, logger, tuning: { maxMessageBytes: config.mcp.upstreamMaxMessageBytes } })
   // A server's state decides its tools' availability: drop cached verdicts (and their grace) when

@@ -3,6 +3,7 @@
 // calls. The REST routes do not build one: they read the Fastify request directly, on the hot path.
 import type { Logger } from 'pino'
 import type { Cancellation } from '../dispatch/cancellation.ts'
+import type { CallerIdentity } from '../registry/types.ts'
 import type { TraceParent } from '../tracing/tracer.ts'
 import type { KeyScope } from './key-scope.ts'
 
@@ -19,6 +20,8 @@ export interface Caller {
   readonly scope: KeyScope
   /** Handed to handlers as ctx.principal (the key's name, or how a local caller came in). */
   readonly principal: string | undefined
+  /** The signed-in user (a call made with an access token), for services it is called on behalf of. */
+  readonly identity?: CallerIdentity
   readonly logger: Logger
   readonly selection: ToolSelection
   /** Per-call overrides, capped by the dispatcher's maxima. */

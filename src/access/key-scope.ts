@@ -23,7 +23,9 @@ function toolsOfKey (gateway: Gateway, snapshot: RegistrySnapshot, name: string,
     byKey = new Map()
     resolved.set(snapshot, byKey)
   }
-  const known = byKey.get(name)
+  // A name with its toolsets: a user's token may grant other toolsets than the last one did.
+  const id = `${name}\n${toolsets.join(',')}`
+  const known = byKey.get(id)
   if (known !== undefined) return known
   const allowed = new Set<string>()
   // One toolset at a time: a key's toolset that names nothing right now (an MCP server without
@@ -36,18 +38,20 @@ function toolsOfKey (gateway: Gateway, snapshot: RegistrySnapshot, name: string,
       if (!(err instanceof UnknownToolsetError)) throw err
     }
   }
-  byKey.set(name, allowed)
+  byKey.set(id, allowed)
   return allowed
 }
 
 export class KeyScope {
   readonly #gateway: Gateway
-  /** Set only for a key limited to toolsets. */
-  readonly #limited: { readonly name: string, readonly toolsets: readonly string[] } | undefined
+  /** Set only for a key or token limited to toolsets. */
+  readonly #limited: { readonly name: string, readonly toolsets: readonly string[], readonly cacheKey: string } | undefined
 
   constructor (gateway: Gateway, principal: ScopedPrincipal | undefined) {
     this.#gateway = gateway
-    this.#limited = principal?.toolsets === undefined ? undefined : { name: principal.name, toolsets: principal.toolsets }
+    this.#limited = principal?.toolsets === undefined
+      ? undefined
+      : { name: principal.name, toolsets: principal.toolsets, cacheKey: `${principal.name}\n${principal.toolsets.join(',')}` }
   }
 
   /** Whether the key is limited to some toolsets. */
@@ -60,9 +64,9 @@ export class KeyScope {
     return this.#limited?.toolsets ?? []
   }
 
-  /** Tells apart the answers of keys that see different tools (empty for every unlimited caller). */
+  /** Tells apart the answers of callers that see different tools (empty for every unlimited caller). */
   get cacheKey (): string {
-    return this.#limited?.name ?? ''
+    return this.#limited?.cacheKey ?? ''
   }
 
   /** The tools the key may use in the current snapshot; undefined = every tool. */

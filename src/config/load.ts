@@ -76,6 +76,22 @@ function checkApiKeys (config: GatewayConfig, env: NodeJS.ProcessEnv): string[] 
   return problems
 }
 
+/** What the schema cannot say of sign-in: it must grant something, and introspection needs the gateway's client. */
+function checkOAuth (config: GatewayConfig): string[] {
+  const oauth = config.auth.oauth
+  const problems: string[] = []
+  for (const [name, server] of Object.entries(config.mcpServers)) {
+    if (!('url' in server) || server.auth?.tokenExchange === undefined) continue
+    if (oauth?.client === undefined) problems.push(`mcpServers.${name}.auth.tokenExchange: needs auth.oauth with its client (OAUTH_ISSUER, OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET): the exchange happens at the identity provider, as the gateway's client`)
+  }
+  if (oauth === undefined) return problems
+  if (Object.keys(oauth.scopes).length === 0 && Object.keys(oauth.claims).length === 0) {
+    problems.push('auth.oauth: map at least one scope (auth.oauth.scopes) or claim value (auth.oauth.claims) to toolsets: a token grants only what is mapped, so none would get in')
+  }
+  if (oauth.introspection && oauth.client === undefined) problems.push('auth.oauth.introspection: needs auth.oauth.client (OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET), the gateway\'s client at the provider')
+  return problems
+}
+
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
 
 /** Entries of http.trustProxy that are no address, CIDR range or range name (ipaddr.js only when there are any). */
@@ -108,7 +124,7 @@ export async function loadConfig (options: LoadConfigOptions = {}): Promise<Gate
   // true where it wants a boolean, by the same strict rules as tool arguments ("1.5" stays text).
   const filled = coerceArguments(merged, ConfigSchema as unknown as JsonSchema)
   const problems = describeErrors(fillAndCheck(filled), filled, overlay.sources)
-  if (problems.length === 0) problems.push(...checkApiKeys(filled as GatewayConfig, env), ...await checkTrustProxy(filled as GatewayConfig))
+  if (problems.length === 0) problems.push(...checkApiKeys(filled as GatewayConfig, env), ...checkOAuth(filled as GatewayConfig), ...await checkTrustProxy(filled as GatewayConfig))
   if (problems.length > 0) {
     throw new InvalidConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`)
   }

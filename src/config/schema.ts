@@ -14,6 +14,28 @@ export const ApiKeySchema = Type.Object({
   toolsets: Type.Optional(ToolsetNames('Toolsets this key may see and call; absent = all.'))
 }, { additionalProperties: false, description: 'One API key: give exactly one of sha256 or env.' })
 
+export const OAuthSchema = Type.Object({
+  issuer: Type.String({ pattern: '^https?://', description: 'The identity provider\'s issuer URL (OAUTH_ISSUER): its metadata is found by RFC 8414, else OpenID discovery, and its signing keys (JWKS) fetched and cached.' }),
+  resource: Type.String({ pattern: '^https?://', description: 'This gateway as a protected resource (OAUTH_RESOURCE, RFC 8707), usually the public URL of its /mcp: an access token must name it, or its origin, in `aud`.' }),
+  introspection: Type.Boolean({ default: false, description: 'Check tokens that are not JWTs (opaque) at the provider\'s introspection endpoint (RFC 7662), as `client`.' }),
+  client: Type.Optional(Type.Object({
+    id: Type.String({ minLength: 1, description: 'The gateway\'s client id at the provider (OAUTH_CLIENT_ID).' }),
+    secret: Type.String({ minLength: 1, description: 'Its secret (OAUTH_CLIENT_SECRET); never logged.' })
+  }, { additionalProperties: false, description: 'The gateway\'s own client at the provider, for introspection and token exchange.' })),
+  scopes: Type.Record(Type.String({ minLength: 1 }), ToolsetNames('Toolsets the scope grants (`all` = every toolset).'), {
+    default: {},
+    description: 'Scopes of an access token, mapped to the toolsets they grant (`{"tools:file": ["file"], "tools:all": ["all"]}`); also the `scopes_supported` clients are told.'
+  }),
+  claims: Type.Record(Type.String({ minLength: 1 }), Type.Record(Type.String(), ToolsetNames('Toolsets this claim value grants.')), {
+    default: {},
+    description: 'Claims of an access token (a string or a list of strings, such as `groups`), their values mapped to toolsets: `{"groups": {"eng": ["file", "web"]}}`.'
+  }),
+  principalClaim: Type.String({ minLength: 1, default: 'sub', description: 'The claim that names the caller; the principal is `user:<its value>`.' }),
+  clockSkewSeconds: Type.Integer({ minimum: 0, maximum: 300, default: 30, description: 'Tolerance of exp and nbf against this machine\'s clock.' }),
+  jwksCooldownMs: Type.Integer({ minimum: 1000, default: 30_000, description: 'Least time between two fetches of the provider\'s keys for a token signed with a key id not yet known.' }),
+  requestTimeoutMs: Type.Integer({ minimum: 100, default: 5_000, description: 'Deadline of one request to the provider (metadata, keys, introspection, token exchange).' })
+}, { additionalProperties: false, description: 'Sign-in with an OAuth 2.1 / OpenID provider: access tokens accepted beside API keys.' })
+
 export const CustomToolsetSchema = Type.Object({
   description: Type.Optional(Type.String({ description: 'What the toolset is for.' })),
   tools: Type.Optional(ToolsetNames('Tool names in the toolset.')),
@@ -57,6 +79,12 @@ export const McpStdioServerSchema = Type.Object({
 export const McpHttpServerSchema = Type.Object({
   url: Type.String({ pattern: '^https?://', description: 'Streamable HTTP endpoint of the server.' }),
   headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Headers sent with every request (e.g. Authorization).' })),
+  auth: Type.Optional(Type.Object({
+    tokenExchange: Type.Object({
+      audience: Type.String({ minLength: 1, description: 'The server as the identity provider knows it: the audience its tokens must name.' }),
+      scope: Type.Optional(Type.String({ minLength: 1, description: 'Scopes to ask for, space-separated.' }))
+    }, { additionalProperties: false, description: 'Each call carries the caller\'s own identity: the caller\'s access token is exchanged at auth.oauth.issuer (RFC 8693) for one addressed to this server, and sent as Authorization of that call. Calls made with an API key, which carries no user, fail saying so.' })
+  }, { additionalProperties: false, description: 'How calls to this server are authorised beyond `headers`.' })),
   ...McpCommon
 }, { additionalProperties: false, description: 'An MCP server reached over Streamable HTTP.' })
 
@@ -169,7 +197,8 @@ export const ConfigSchema = Type.Object({
   }, { additionalProperties: false, default: {} }),
   auth: Type.Object({
     keys: Type.Array(ApiKeySchema, { default: [], description: 'API keys; none = the gateway is open (loopback only unless allowOpen).' }),
-    allowOpen: Type.Boolean({ default: false, description: 'Allow serving without keys on a non-loopback address (GATEWAY_ALLOW_OPEN).' })
+    allowOpen: Type.Boolean({ default: false, description: 'Allow serving without keys on a non-loopback address (GATEWAY_ALLOW_OPEN).' }),
+    oauth: Type.Optional(OAuthSchema)
   }, { additionalProperties: false, default: {} }),
   toolsets: Type.Record(Type.String(), CustomToolsetSchema, { default: {}, description: 'Custom toolsets by name.' }),
   tools: Type.Record(Type.String(), ToolOverrideSchema, { default: {}, description: 'Per-tool overrides by tool name.' }),
@@ -262,5 +291,6 @@ export const ConfigSchema = Type.Object({
 
 export type GatewayConfig = Static<typeof ConfigSchema>
 export type ApiKeyConfig = Static<typeof ApiKeySchema>
+export type OAuthConfig = Static<typeof OAuthSchema>
 export type McpServerConfig = Static<typeof McpStdioServerSchema> | Static<typeof McpHttpServerSchema>
 export type PluginConfig = Static<typeof PluginSchema>

@@ -124,7 +124,7 @@ export class Dispatcher {
   async dispatch (request: DispatchRequest): Promise<DispatchOutcome> {
     const startedAt = this.#now()
     const callId = request.callId || `call_${randomUUID()}`
-    const span = this.tracer?.startDispatch(request.name, callId, request.trace)
+    const span = this.tracer?.startDispatch(request.name, callId, request.trace, request.principal)
     const call = createCallState(request, callId, startedAt, request.logger ?? this.#logger)
     if (span !== undefined) call.traceHeaders = span.headers
     let result: StepResult

@@ -2,7 +2,7 @@
 // gets the call and `next`, and either answers itself (an invalid argument, a block) or wraps what
 // the rest of the chain answers (hooks, truncation). Each step is testable on its own.
 import type { Logger } from 'pino'
-import type { ToolEntry, ToolProgress } from '../registry/types.ts'
+import type { CallerIdentity, ToolEntry, ToolProgress } from '../registry/types.ts'
 import type { TraceHeaders, TraceParent } from '../tracing/tracer.ts'
 import type { StepResult } from './outcome.ts'
 
@@ -13,8 +13,10 @@ export interface DispatchRequest {
   args: unknown
   callId?: string
   sessionId?: string
-  /** The caller's API key name, handed to the handler as ctx.principal. */
+  /** The caller's API key name (or `user:<sub>`), handed to the handler as ctx.principal. */
   principal?: string
+  /** The signed-in user, handed to the handler as ctx.identity. */
+  identity?: CallerIdentity
   /** Aborts the call when the caller goes away or the gateway shuts down. */
   signal?: AbortSignal
   /** Per-call deadline override, capped by the dispatcher's maximum. */
@@ -75,7 +77,9 @@ class Call implements CallState {
   get logger (): Logger {
     const tool = this.entry?.name
     if (this.#logger === undefined || this.#loggerTool !== tool) {
-      this.#logger = this.#base.child(tool === undefined ? { callId: this.callId } : { callId: this.callId, tool })
+      const principal = this.request.principal
+      // Who called, in every line about the call (an API key's name, or user:<sub>): the audit of it.
+      this.#logger = this.#base.child({ callId: this.callId, ...(tool === undefined ? {} : { tool }), ...(principal === undefined ? {} : { principal }) })
       this.#loggerTool = tool
     }
     return this.#logger

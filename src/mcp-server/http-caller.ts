@@ -15,6 +15,7 @@ export function callerOfRequest (app: FastifyInstance, request: FastifyRequest):
   return {
     scope,
     principal: request.principal?.name,
+    identity: request.identity,
     logger: request.log as unknown as Logger,
     selection: { toolsets, disabled, cacheKey: selectionCacheKey(scope, toolsets, disabled) },
     limits: {

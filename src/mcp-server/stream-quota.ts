@@ -1,7 +1,8 @@
 // The long-lived MCP streams of each caller: a 2025 session's notification stream (GET /mcp) and a
 // 2026-07-28 `subscriptions/listen`. One count per caller for both, so one caller cannot hold
-// every connection whichever revision it speaks; each stream ends after a maximum lifetime (the
-// client opens it again), and the streams of a key a reload revoked end at once.
+// every connection whichever revision it speaks; each stream ends after a maximum lifetime, or when
+// the access token it was opened with expires (the client opens it again), and the streams of a key
+// a reload revoked end at once.
 import type { Principal } from '../http/auth.ts'
 
 export interface StreamQuotaOptions {
@@ -35,7 +36,9 @@ export class StreamQuota {
     this.#counts.set(caller, count + 1)
     const stream: OpenStream = { principal, end }
     this.#open.add(stream)
-    const timer = setTimeout(end, this.#options.maxLifetimeMs)
+    // A stream opened with an access token ends when the token does: the client signs in again.
+    const untilExpiry = principal?.expiresAt === undefined ? Infinity : Math.max(0, principal.expiresAt - Date.now())
+    const timer = setTimeout(end, Math.min(this.#options.maxLifetimeMs, untilExpiry))
     timer.unref()
     response.once('close', () => {
       clearTimeout(timer)

@@ -15,12 +15,16 @@ export interface CallOptions {
    * stdio transport has none) and in a tools/call's `_meta` (SEP-414, any transport).
    */
   traceHeaders?: TraceHeaders
+  /** This call's own Authorization (a token for its caller, by token exchange); Streamable HTTP only. */
+  authorization?: string
 }
 
 export function sdkRequestOptions (options: CallOptions, timeoutMs: number): RequestOptions {
   const request: RequestOptions = { signal: options.signal, timeout: timeoutMs }
   if (options.onProgress !== undefined) request.onprogress = options.onProgress
-  if (options.traceHeaders !== undefined) request.headers = options.traceHeaders
+  if (options.traceHeaders !== undefined || options.authorization !== undefined) {
+    request.headers = { ...options.traceHeaders, ...(options.authorization === undefined ? {} : { authorization: options.authorization }) }
+  }
   return request
 }
 

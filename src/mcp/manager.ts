@@ -160,7 +160,17 @@ export class McpManager extends EventEmitter<{ state: [McpServerStatus] }> {
     const { registry, debounceMs, refreshIntervalMs, ttlFloorMs } = this.#options
     const clock = this.#options.clock ?? REAL_CLOCK
     const tools = new McpServerTools({
-      server, connection, registry, logger, filter: config.tools, timeoutMs: connection.callTimeoutMs, debounceMs, refreshIntervalMs, ttlFloorMs, clock
+      server,
+      connection,
+      registry,
+      logger,
+      filter: config.tools,
+      timeoutMs: connection.callTimeoutMs,
+      debounceMs,
+      refreshIntervalMs,
+      ttlFloorMs,
+      clock,
+      tokenExchange: 'url' in config ? config.auth?.tokenExchange : undefined
     })
     const managed: Managed = { connection, tools, fingerprint }
     connection.on('state', () => this.emit('state', this.#status(server, managed)))

@@ -3,9 +3,10 @@
 // a new one. That refusal (HTTP 404 to a request carrying Mcp-Session-Id: the server restarted, or
 // closed the session as idle) means the request never ran there, so sending it again is safe; the
 // MCP specification has the client open a new session then, which the connection does after its
-// first back-off (half a second).
+// first back-off (half a second). A server set to receive each caller's identity gets, on each
+// call, a token the identity provider issued for that caller and that server (token exchange).
 import { SdkHttpError } from '@modelcontextprotocol/client'
-import { McpConnectionLostError } from '../errors.ts'
+import { McpConnectionLostError, McpUnavailableError } from '../errors.ts'
 import type { MediaResult, ToolContext, ToolHandler, ToolProgress } from '../registry/types.ts'
 import type { McpConnection, McpConnectionState } from './connection.ts'
 import type { MappedResult } from './result.ts'
@@ -44,9 +45,24 @@ export function reconnected (connection: McpConnection, signal: AbortSignal): Pr
   })
 }
 
-export function relayedCall (connection: McpConnection, raw: string): ToolHandler {
+/** mcpServers.<name>.auth.tokenExchange: calls carry the caller's own identity, addressed to the server. */
+export interface TokenExchangeSetting {
+  audience: string
+  scope?: string
+}
+
+/** The Authorization of one call on behalf of its caller; throws (the call fails) when the caller is no signed-in user. */
+async function onBehalfOf (server: string, exchange: TokenExchangeSetting, ctx: ToolContext): Promise<string> {
+  if (ctx.identity === undefined) {
+    throw new McpUnavailableError(server, `MCP server "${server}" is called with each caller's own identity (mcpServers.${server}.auth.tokenExchange): call it signed in with an access token of the identity provider; an API key carries no user to pass on`)
+  }
+  return `Bearer ${await ctx.identity.exchange(exchange.audience, exchange.scope)}`
+}
+
+export function relayedCall (connection: McpConnection, raw: string, exchange?: TokenExchangeSetting): ToolHandler {
   return async (args, ctx) => {
-    const options = { signal: ctx.signal, onProgress: progressRelay(ctx), traceHeaders: ctx.traceHeaders }
+    const authorization = exchange === undefined ? undefined : await onBehalfOf(connection.server, exchange, ctx)
+    const options = { signal: ctx.signal, onProgress: progressRelay(ctx), traceHeaders: ctx.traceHeaders, authorization }
     // Read before the call: a refusal ends the link, and its session with it.
     const sessionId = connection.sessionId
     try {

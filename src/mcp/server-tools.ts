@@ -13,7 +13,7 @@ import { REAL_CLOCK, type McpClock } from './clock.ts'
 import { describeTool } from './describe-tool.ts'
 import { warnUnmatchedFilterNames } from './filter-names.ts'
 import { RefreshScheduler } from './refresh-scheduler.ts'
-import { relayedCall } from './relayed-call.ts'
+import { relayedCall, type TokenExchangeSetting } from './relayed-call.ts'
 import { TtlRefresh } from './ttl-refresh.ts'
 import type { McpConnection } from './connection.ts'
 import { assignToolNames, mcpToolName, mcpToolsetName } from './naming.ts'
@@ -44,6 +44,8 @@ export interface McpServerToolsOptions {
   refreshIntervalMs?: number
   /** Least wait before a refresh the list's ttlMs asks for; default TTL_REFRESH_FLOOR_MS. */
   ttlFloorMs?: number
+  /** Calls carry each caller's own identity, exchanged for this audience (auth.tokenExchange). */
+  tokenExchange?: TokenExchangeSetting
   clock?: McpClock
 }
 
@@ -55,6 +57,7 @@ export class McpServerTools {
   readonly #logger: Logger
   readonly #filter: ToolFilter
   readonly #timeoutMs: number | undefined
+  readonly #tokenExchange: TokenExchangeSetting | undefined
   /** registry name → fingerprint of what we registered under it. */
   readonly #registered = new Map<string, string>()
   readonly #check: CheckFn
@@ -78,6 +81,7 @@ export class McpServerTools {
     this.#registry = options.registry
     this.#logger = options.logger
     this.#filter = options.filter ?? {}
+    this.#tokenExchange = options.tokenExchange
     this.#timeoutMs = options.timeoutMs
     this.#scheduler = new RefreshScheduler({
       clock: options.clock ?? REAL_CLOCK,
@@ -251,7 +255,7 @@ export class McpServerTools {
         raw,
         description,
         parameters: normalized.schema,
-        handler: relayedCall(this.#connection, raw),
+        handler: relayedCall(this.#connection, raw, this.#tokenExchange),
         annotations,
         // The raw schema stands for its normalised copy: the same input always normalises alike.
         fingerprint: JSON.stringify([raw, description, key, annotations]),
@@ -260,11 +264,8 @@ export class McpServerTools {
     }
     this.#normalized = normalizedNow
     for (const utility of this.#utilities()) {
-      if (desired.has(utility.name)) {
-        this.#logger.warn({ tool: utility.name }, 'MCP utility tool skipped: the server has a tool of that name')
-        continue
-      }
-      desired.set(utility.name, utility)
+      if (!desired.has(utility.name)) desired.set(utility.name, utility)
+      else this.#logger.warn({ tool: utility.name }, 'MCP utility tool skipped: the server has a tool of that name')
     }
     return desired
   }

@@ -12,6 +12,18 @@ export type ToolOrigin =
   | { kind: 'mcp', server: string }
 
 /** What every handler receives beside its arguments. */
+/**
+ * The signed-in user behind a call (an access token of the identity provider), able to obtain a
+ * token of its own for a service the gateway calls on its behalf (RFC 8693 token exchange). The
+ * user's own token never leaves the gateway and is not readable here.
+ */
+export interface CallerIdentity {
+  /** The principal (`user:<sub>`). */
+  readonly principal: string
+  /** An access token for the user addressed to `audience` (and `scope`), from the provider; rejects naming why not. */
+  exchange: (audience: string, scope?: string) => Promise<string>
+}
+
 export interface ToolContext {
   /** Fires on timeout, when the caller goes away and on shutdown; handlers must stop work then. */
   signal: AbortSignal
@@ -19,11 +31,13 @@ export interface ToolContext {
   callId: string
   sessionId?: string
   /**
-   * Who is calling: the API key's name from config, or undefined when the gateway has no keys (or
-   * the call did not come over HTTP). Tools that keep state across calls use it to keep one key's
+   * Who is calling: the API key's name from config, `user:<sub>` for a signed-in user, or undefined
+   * when the gateway has no keys (or the call did not come over HTTP). Tools that keep state across calls use it to keep one key's
    * state from another (the terminal's background processes).
    */
   principal?: string
+  /** The signed-in user calling, when the call came with an access token (not an API key). */
+  readonly identity?: CallerIdentity
   /** The validated gateway configuration (opaque to the registry). */
   config: unknown
   /**

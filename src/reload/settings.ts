@@ -5,6 +5,7 @@
 // field (host, port, the HTTP limits Fastify is built with, the stores, plugins...) keeps its
 // running value until a restart: a new field is safe by default.
 import type { Authenticator } from '../http/auth.ts'
+import { isGuarded } from '../config/protected-mode.ts'
 import type { GatewayConfig } from '../config/schema.ts'
 import { secretSettingsOf } from '../dispatch/redact.ts'
 import type { Gateway } from '../gateway.ts'
@@ -40,7 +41,7 @@ export function classify (live: GatewayConfig, next: GatewayConfig): SettingsCha
   const changes: SettingsChanges = { applied: [], needsRestart: [] }
   for (const field of changedFields(live, next)) {
     // The check of keys is installed at start only where keys exist: open and guarded never swap live.
-    const swapsOpenness = field === 'auth.keys' && (live.auth.keys.length === 0) !== (next.auth.keys.length === 0)
+    const swapsOpenness = field === 'auth.keys' && isGuarded(live) !== isGuarded(next)
     if (APPLIED_FIELDS.includes(field) && !swapsOpenness) changes.applied.push(field)
     else changes.needsRestart.push(field)
   }

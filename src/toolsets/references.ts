@@ -38,5 +38,10 @@ export function unknownToolsetReferences (config: GatewayConfig, catalog: Toolse
   }
   config.auth.keys.forEach((key, i) => check(`auth.keys.${i}.toolsets (key ${JSON.stringify(key.name)})`, key.toolsets))
   for (const [name, toolset] of Object.entries(config.toolsets)) check(`toolsets.${name}.includes`, toolset.includes)
+  const oauth = config.auth.oauth
+  for (const [scope, toolsets] of Object.entries(oauth?.scopes ?? {})) check(`auth.oauth.scopes.${scope}`, toolsets)
+  for (const [claim, values] of Object.entries(oauth?.claims ?? {})) {
+    for (const [value, toolsets] of Object.entries(values)) check(`auth.oauth.claims.${claim}.${value}`, toolsets)
+  }
   return found
 }

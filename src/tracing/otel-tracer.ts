@@ -134,7 +134,7 @@ class OtelTracer implements Tracer {
     return trace.getSpanContext(context) === undefined ? undefined : asParent(context)
   }
 
-  startDispatch (tool: string, callId: string, parent: TraceParent | undefined): DispatchSpan {
+  startDispatch (tool: string, callId: string, parent: TraceParent | undefined, principal?: string): DispatchSpan {
     // The GenAI semantic conventions' tool execution span: `execute_tool {gen_ai.tool.name}`.
     const span = this.#tracer.startSpan(`execute_tool ${tool}`, {
       kind: SpanKind.INTERNAL,
@@ -142,7 +142,8 @@ class OtelTracer implements Tracer {
         'gen_ai.operation.name': 'execute_tool',
         'gen_ai.tool.name': tool,
         'gen_ai.tool.call.id': callId,
-        'gen_ai.tool.type': 'function'
+        'gen_ai.tool.type': 'function',
+        ...(principal === undefined ? {} : { 'user.id': principal })
       }
     }, asContext(parent))
     // Injected even when the span is not sampled: downstream then knows not to record either.

@@ -40,7 +40,8 @@ export interface Tracer {
   /** The context carried by W3C fields (an MCP request's `_meta`); undefined when there is none. */
   parentFrom: (carrier: Readonly<Record<string, unknown>>) => TraceParent | undefined
   /** A span for one call of `tool`, child of `parent` (else the root of a new trace). */
-  startDispatch: (tool: string, callId: string, parent: TraceParent | undefined) => DispatchSpan
+  /** `principal`: the caller (an API key's name, or user:<sub>), recorded as the span's user.id. */
+  startDispatch: (tool: string, callId: string, parent: TraceParent | undefined, principal?: string) => DispatchSpan
   /** Exports what is still buffered and stops; called once, when the gateway closes. */
   shutdown: () => Promise<void>
 }

@@ -35,7 +35,9 @@ test('a limited key sees only its toolsets; other names are unknown to it, exist
   const gateway = await gatewayWith(TOOLS)
   const scope = new KeyScope(gateway, { name: 'agent', toolsets: ['web', 'acme'] })
   assert.equal(scope.restricted, true)
-  assert.equal(scope.cacheKey, 'agent')
+  assert.equal(scope.cacheKey, 'agent\nweb,acme')
+  // A user's next token may grant other toolsets under the same name: its answers are cached apart.
+  assert.notEqual(new KeyScope(gateway, { name: 'agent', toolsets: ['web'] }).cacheKey, scope.cacheKey)
   assert.deepEqual([...scope.allowed()!].sort(), ['acme_lint', 'web_search'])
   assert.ok(scope.mayUse('web_search'))
   assert.ok(!scope.mayUse('read_file'))

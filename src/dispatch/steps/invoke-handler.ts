@@ -4,7 +4,7 @@
 // discarded and logged.
 import { isErrorResult } from '../../registry/tool-result.ts'
 import type { Logger } from 'pino'
-import type { MediaResult, ResultPage, ToolContext, ToolEntry, ToolProgress } from '../../registry/types.ts'
+import type { CallerIdentity, MediaResult, ResultPage, ToolContext, ToolEntry, ToolProgress } from '../../registry/types.ts'
 import { checkMedia, DEFAULT_MAX_MEDIA_BYTES, isMediaResult } from '../media.ts'
 import { pageOf } from '../../results/read.ts'
 import type { ResultStore } from '../../results/result-store.ts'
@@ -89,6 +89,7 @@ class HandlerContext implements ToolContext {
   readonly callId: string
   readonly sessionId: string | undefined
   readonly principal: string | undefined
+  readonly identity: CallerIdentity | undefined
   readonly visible: ((tool: string) => boolean) | undefined
   readonly progressWanted: boolean
   readonly signal: AbortSignal
@@ -105,6 +106,7 @@ class HandlerContext implements ToolContext {
     this.callId = call.callId
     this.sessionId = request.sessionId
     this.principal = request.principal
+    this.identity = request.identity
     this.visible = request.visible
     this.progressWanted = request.onProgress !== undefined
     this.signal = signal
