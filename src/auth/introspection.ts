@@ -3,7 +3,7 @@
 // and checks the answer's shape.
 import * as oauth from 'oauth4webapi'
 import type { OAuthConfig } from '../config/schema.ts'
-import { messageOf } from '../objects.ts'
+import { providerMessage } from './provider-errors.ts'
 import { providerRequestOptions } from './issuer-metadata.ts'
 import type { TokenClaims, TokenVerdict } from './token-verifier.ts'
 
@@ -17,7 +17,7 @@ export async function introspect (config: OAuthConfig, metadata: oauth.Authoriza
     const response = await oauth.introspectionRequest(metadata, { client_id: client.id }, oauth.ClientSecretBasic(client.secret), token, providerRequestOptions(config))
     answer = await oauth.processIntrospectionResponse(metadata, { client_id: client.id }, response)
   } catch (err) {
-    return { refusal: { status: 503, description: `the provider ${metadata.issuer} could not introspect the token (${messageOf(err)})`, guess: false } }
+    return { refusal: { status: 503, description: `the provider ${metadata.issuer} could not introspect the token (${providerMessage(err)})`, guess: false } }
   }
   // An inactive token is unknown, revoked or expired: the provider says no more, nor do we.
   if (!answer.active) return { refusal: { status: 401, description: 'the token is not active at the provider (unknown, revoked or expired)', guess: true } }

@@ -7,7 +7,7 @@
 import * as oauth from 'oauth4webapi'
 import type { OAuthConfig } from '../config/schema.ts'
 import { IdentityProviderUnavailableError } from '../errors.ts'
-import { messageOf } from '../objects.ts'
+import { providerMessage } from './provider-errors.ts'
 
 /** After a failed discovery, requests are refused this long before the provider is asked again. */
 const RETRY_AFTER_FAILURE_MS = 5_000
@@ -49,7 +49,7 @@ export class IssuerMetadata {
         this.#failure = undefined
         return this.#found
       } catch (err) {
-        problems.push(`${algorithm === 'oauth2' ? 'RFC 8414' : 'OpenID'} discovery: ${messageOf(err)}`)
+        problems.push(`${algorithm === 'oauth2' ? 'RFC 8414' : 'OpenID'} discovery: ${providerMessage(err)}`)
       }
     }
     const message = problems.join('; ')

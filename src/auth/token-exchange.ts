@@ -6,7 +6,7 @@
 // until shortly before they expire, and concurrent calls of one user share one exchange.
 import * as oauth from 'oauth4webapi'
 import type { OAuthConfig } from '../config/schema.ts'
-import { messageOf } from '../objects.ts'
+import { providerMessage } from './provider-errors.ts'
 import type { CallerIdentity } from '../registry/types.ts'
 import type { IssuerMetadata } from './issuer-metadata.ts'
 import { providerRequestOptions } from './issuer-metadata.ts'
@@ -64,7 +64,7 @@ export class TokenExchange {
       const answer = await oauth.processGenericTokenEndpointResponse(metadata, { client_id: client.id }, response)
       return { token: answer.access_token, lifetimeMs: typeof answer.expires_in === 'number' ? answer.expires_in * 1000 : DEFAULT_LIFETIME_MS }
     } catch (err) {
-      throw new Error(`the identity provider ${metadata.issuer} refused to exchange the caller's token for one addressed to ${audience}: ${messageOf(err)}`, { cause: err })
+      throw new Error(`the identity provider ${metadata.issuer} refused to exchange the caller's token for one addressed to ${audience}: ${providerMessage(err)}`, { cause: err })
     }
   }
 

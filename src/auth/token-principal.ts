@@ -28,7 +28,9 @@ function valuesOf (claim: unknown): string[] {
 }
 
 export function grantOf (claims: TokenClaims, config: OAuthConfig): TokenGrant {
-  const subject = claims[config.principalClaim]
+  // A client acting for itself (client credentials) has no user: RFC 9068 makes its sub the
+  // client id, and an introspection answer (RFC 7662) may give only client_id.
+  const subject = claims[config.principalClaim] ?? (config.principalClaim === 'sub' ? claims.client_id : undefined)
   if (typeof subject !== 'string' || subject === '' || subject.length > MAX_SUBJECT_CHARS) {
     return { refusal: { status: 401, description: `the token has no usable ${config.principalClaim} claim (a string of 1 to ${MAX_SUBJECT_CHARS} characters) to name its bearer` } }
   }

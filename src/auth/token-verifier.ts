@@ -40,6 +40,11 @@ function refused (description: string, guess: boolean, status: 401 | 503 = 401):
   return { refusal: { status, description, guess } }
 }
 
+/** The provider's keys could not be fetched (down, slow, answering an error), as opposed to a token being bad. */
+function keysUnreachable (err: unknown): boolean {
+  return err instanceof errors.JWKSTimeout || err instanceof TypeError || (err instanceof errors.JOSEError && err.code === 'ERR_JOSE_GENERIC')
+}
+
 /** The signing keys, and the last set fetched while the provider cannot be reached: tokens it already signed keep working. */
 function signingKeys (jwksUri: string, config: OAuthConfig): JWTVerifyGetKey {
   const remote = createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: config.jwksCooldownMs, timeoutDuration: config.requestTimeoutMs, cacheMaxAge: 600_000 })
@@ -50,9 +55,13 @@ function signingKeys (jwksUri: string, config: OAuthConfig): JWTVerifyGetKey {
       lastKnown = remote.jwks()
       return key
     } catch (err) {
-      const fetchFailed = err instanceof errors.JWKSTimeout || (err instanceof TypeError) || (err instanceof errors.JOSEError && err.code === 'ERR_JOSE_GENERIC')
-      if (!fetchFailed || lastKnown === undefined) throw err
-      return await createLocalJWKSet(lastKnown)(header, token)
+      if (!keysUnreachable(err) || lastKnown === undefined) throw err
+      try {
+        return await createLocalJWKSet(lastKnown)(header, token)
+      } catch {
+        // A key id the last fetched set lacks, while the provider cannot be asked: nobody can tell.
+        throw err
+      }
     }
   }
 }
@@ -63,8 +72,9 @@ function jwtRefusal (err: unknown): TokenVerdict {
   if (err instanceof errors.JWTClaimValidationFailed) return refused(`the token's ${err.claim} claim is not accepted here: ${err.message}`, false)
   if (err instanceof errors.JOSEAlgNotAllowed) return refused('the token is not signed with an asymmetric algorithm (none and HS* are refused)', true)
   if (err instanceof errors.JWSSignatureVerificationFailed) return refused('the token\'s signature does not verify', true)
-  if (err instanceof errors.JWKSNoMatchingKey) return refused('the token is signed with a key the provider does not publish', true)
-  if (err instanceof errors.JWKSTimeout || err instanceof TypeError) return refused(`the provider's keys could not be fetched (${messageOf(err)})`, false, 503)
+  // Not a guess: within the refetch floor a key the provider has just rotated in looks the same.
+  if (err instanceof errors.JWKSNoMatchingKey) return refused('the token is signed with a key the provider does not publish (a key it has just added is fetched at most once per auth.oauth.jwksCooldownMs)', false)
+  if (keysUnreachable(err)) return refused(`the provider's keys could not be fetched (${messageOf(err)})`, false, 503)
   return refused(`the token is not a valid JWT (${messageOf(err)})`, true)
 }
 

@@ -2,6 +2,7 @@
 import type { RequestOptions } from '@modelcontextprotocol/client'
 import type { ToolProgress } from '../registry/types.ts'
 import type { TraceHeaders } from '../tracing/tracer.ts'
+import { CALL_AUTHORIZATION_HEADER } from './call-authorization.ts'
 
 export interface CallOptions {
   /** Aborting sends the server `notifications/cancelled` and rejects at once. */
@@ -23,7 +24,7 @@ export function sdkRequestOptions (options: CallOptions, timeoutMs: number): Req
   const request: RequestOptions = { signal: options.signal, timeout: timeoutMs }
   if (options.onProgress !== undefined) request.onprogress = options.onProgress
   if (options.traceHeaders !== undefined || options.authorization !== undefined) {
-    request.headers = { ...options.traceHeaders, ...(options.authorization === undefined ? {} : { authorization: options.authorization }) }
+    request.headers = { ...options.traceHeaders, ...(options.authorization === undefined ? {} : { [CALL_AUTHORIZATION_HEADER]: options.authorization }) }
   }
   return request
 }

@@ -16,6 +16,7 @@ import { McpStartFailedError } from '../errors.ts'
 import { messageOf } from '../objects.ts'
 import { withTimeout } from '../timers.ts'
 import { boundedFetch } from './bounded-fetch.ts'
+import { withCallAuthorization } from './call-authorization.ts'
 import { useBoundedReader } from './bounded-read-buffer.ts'
 import type { McpClock } from './clock.ts'
 import { answersAfterNotifications } from './dispatch-order.ts'
@@ -112,14 +113,14 @@ export class McpLink {
     this.#protocol = protocolSetting(options.config)
     this.#cwd = 'command' in options.config ? options.config.cwd : undefined
     const capBytes = options.config.maxMessageBytes ?? options.tuning.maxMessageBytes
-    const fetch = boundedFetch({
+    const fetch = withCallAuthorization(boundedFetch({
       server: options.server,
       capBytes,
       onRefused: (refused) => {
         this.#logger.warn(refused, 'MCP server answer refused')
         options.onRefused?.(refused.reason)
       }
-    })
+    }))
     const transport = this.transport = createTransport(options.config, fetch)
     const client = this.client = new Client({ ...GATEWAY_IDENTITY }, {
       capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION, ...negotiationOptions(this.#protocol)
