@@ -20,6 +20,8 @@ export interface ModernServerOptions {
 export class ModernMcpHttpServer {
   /** Every JSON-RPC message POSTed, in order (params as sent, `_meta` envelope included). */
   readonly received: ReceivedMessage[] = []
+  /** The Authorization header of every JSON-RPC request received, with its method (undefined when none was sent). */
+  readonly authorizations: Array<{ method: string | undefined, authorization: string | undefined }> = []
   /** Tool calls whose signal the server saw abort. */
   readonly cancelled: Array<{ tool: string }> = []
   /** subscriptions/listen streams open right now. */
@@ -133,7 +135,10 @@ export class ModernMcpHttpServer {
     } catch {
       message = undefined
     }
-    if (typeof message === 'object' && message !== null) this.received.push(message)
+    if (typeof message === 'object' && message !== null) {
+      this.received.push(message)
+      this.authorizations.push({ method: message.method, authorization: req.headers.authorization })
+    }
     const abort = new AbortController()
     res.on('close', () => abort.abort())
     const headers = new Headers()
