@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto'
 import type {
   OAuthClientMetadata,
   OAuthClientProvider,
+  OAuthDiscoveryState,
   StoredOAuthClientInformation,
   StoredOAuthTokens
 } from '@modelcontextprotocol/client'
@@ -21,6 +22,7 @@ export class BrowserlessOAuthClient implements OAuthClientProvider {
   #client: StoredOAuthClientInformation | undefined
   #tokens: StoredOAuthTokens | undefined
   #verifier = ''
+  #discovery: OAuthDiscoveryState | undefined
 
   /** `walk` is usually `(url) => idp.authorize(url, { account: 'bob' })`. */
   constructor (walk: (authorizationUrl: URL) => Promise<URL>, options: { scope?: string } = {}) {
@@ -48,6 +50,9 @@ export class BrowserlessOAuthClient implements OAuthClientProvider {
   saveTokens (tokens: StoredOAuthTokens): void { this.#tokens = tokens }
   saveCodeVerifier (verifier: string): void { this.#verifier = verifier }
   codeVerifier (): string { return this.#verifier }
+  // Kept so the SDK can check, when the code comes back, that it goes to the server it came from (SEP-2352).
+  saveDiscoveryState (state: OAuthDiscoveryState): void { this.#discovery = state }
+  discoveryState (): OAuthDiscoveryState | undefined { return this.#discovery }
 
   async redirectToAuthorization (authorizationUrl: URL): Promise<void> {
     this.callback = await this.#walk(authorizationUrl)
