@@ -15,7 +15,7 @@ import { probe, type Sizes } from './scenarios.ts'
 
 // A small real file of this project (about 1.3 KB, 30 lines): what an agent reads most often is
 // a source file of this size, and a small one keeps the cost of the protocol in view.
-const READ_FILE_SOURCE = fileURLToPath(new URL('../src/timers.ts', import.meta.url))
+const READ_FILE_SOURCE = fileURLToPath(new URL('../src/shared/timers.ts', import.meta.url))
 const READ_FILE_PATH = 'timers.ts'
 
 interface CallResult { content: Array<{ type: string, text: string }>, isError: boolean }

@@ -5,7 +5,7 @@
 // gateway drains, new calls get 503 with Retry-After.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { BadRequestError } from '../src/errors.ts'
+import { BadRequestError } from '../src/shared/errors.ts'
 import { answerBatch, BatchAnswer, BatchBody, parseBatch } from '../src/dispatch/dialects/index.ts'
 import { mapWithConcurrency } from '../src/http/concurrency.ts'
 import { headerValidator } from '../src/http/header-validator.ts'
@@ -28,7 +28,7 @@ const Arguments = Type.Union([
 ], { description: 'Tool arguments: an object, or a JSON string holding one.' })
 
 const ENVELOPE = Type.Ref('Envelope')
-// Every status the contract (src/dispatch/outcome.ts) or the edge (auth, body, draining) can answer.
+// Every status the contract (src/dispatch/call/outcome.ts) or the edge (auth, body, draining) can answer.
 const CALL_RESPONSES = { 200: ENVELOPE, 400: ENVELOPE, 401: ENVELOPE, 403: ENVELOPE, 404: ENVELOPE, 413: ENVELOPE, 415: ENVELOPE, 422: ENVELOPE, 499: ENVELOPE, 503: ENVELOPE, 504: ENVELOPE }
 
 const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -6,7 +6,7 @@
 // past the edge's checks, so a gateway nobody reaches over MCP never pays for them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { OriginNotAllowedError } from '../src/errors.ts'
+import { OriginNotAllowedError } from '../src/shared/errors.ts'
 import { commaList, selectionList } from '../src/http/query.ts'
 import { ToolsetList } from '../src/http/schemas.ts'
 import type { McpEndpoint } from '../src/mcp-server/endpoint.ts'

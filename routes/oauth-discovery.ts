@@ -8,7 +8,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { resourceMetadataUrl } from '../src/auth/challenge.ts'
 import type { OAuthConfig } from '../src/config/schema.ts'
-import { NotFoundError } from '../src/errors.ts'
+import { NotFoundError } from '../src/shared/errors.ts'
 
 /** Well-known documents of RFC 9728, RFC 8414 and OpenID discovery, bare and per resource path. */
 const WELL_KNOWN = ['oauth-protected-resource', 'oauth-authorization-server', 'openid-configuration']

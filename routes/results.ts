@@ -4,7 +4,7 @@
 // Another key's result, an expired one and an unknown id all answer the same 404.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { BadRequestError, ResultNotFoundError } from '../src/errors.ts'
+import { BadRequestError, ResultNotFoundError } from '../src/shared/errors.ts'
 import { DEFAULT_HTTP_READ_CHARS, MAX_HTTP_READ_CHARS, pageOf } from '../src/results/read.ts'
 
 const ResultPage = Type.Object({
@@ -23,7 +23,7 @@ const resultsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'A dispatch whose result was cut to its size cap answers `resultId` in its envelope (and names it in the truncation notice): the full text is kept for the same API key for a limited time (results.ttlMs) and read here a slice at a time. Unknown, expired and other keys\' ids answer 404 alike.',
       tags: ['dispatch'],
       params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'The resultId of the envelope.' }) }),
-      // Digit strings read here: the app's validator coerces no types (src/app.ts).
+      // Digit strings read here: the app's validator coerces no types (src/app/app.ts).
       querystring: Type.Object({
         offset: Type.Optional(Type.String({ pattern: '^\\d{1,15}$', description: 'First character to answer, a whole number (default 0, the start); past the end is a 400.' })),
         limit: Type.Optional(Type.String({ pattern: '^\\d{1,15}$', description: `Most characters to answer, 1 to ${MAX_HTTP_READ_CHARS} (default ${DEFAULT_HTTP_READ_CHARS}).` }))

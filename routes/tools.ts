@@ -2,7 +2,7 @@
 // Always 200 for the list: it reports, it does not judge.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ToolNotFoundError } from '../src/errors.ts'
+import { ToolNotFoundError } from '../src/shared/errors.ts'
 import { ToolDetail, ToolList, toolDetail, toolsReport } from '../src/reports/tools.ts'
 
 const toolsRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import pino from 'pino'
-import { buildApp } from '../src/app.ts'
+import { buildApp } from '../src/app/app.ts'
 import { loadConfig } from '../src/config/load.ts'
 
 export const OPENAPI_PATH = fileURLToPath(new URL('../openapi/openapi.json', import.meta.url))

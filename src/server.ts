@@ -1,16 +1,10 @@
-// The process entry point: read the command line, load and check the config, build the logger and
-// the app, then either listen (HTTP: REST and /mcp) or, with --stdio, serve MCP on stdin/stdout;
-// drain gracefully on SIGTERM / SIGINT; reload the configuration and the tools on SIGHUP. A bad
-// command line exits 2 with the usage; a bad config, or a required plugin that fails to load,
-// exits 1 with a message naming the field or the plugin.
-import closeWithGrace from 'close-with-grace'
-import { buildApp } from './app.ts'
-import { parseCommandLine, USAGE, UsageError, type CommandLine } from './cli-options.ts'
+// The process entry point: read the command line, load and check the config, then hand over to
+// one of the two ways the gateway serves, side by side in src/entry/: its HTTP port (http.ts) or,
+// with --stdio, one MCP client on stdin/stdout (stdio.ts). A bad command line exits 2 with the
+// usage; a bad config exits 1 with a message naming the field.
+import { parseCommandLine, USAGE, UsageError, type CommandLine } from './entry/cli-options.ts'
 import { loadConfig } from './config/load.ts'
-import { assertProtectedMode, openGatewayWarning } from './config/protected-mode.ts'
-import type { GatewayConfig } from './config/schema.ts'
-import { createLogger, logLastLine } from './logger.ts'
-import { drainAndClose } from './shutdown.ts'
+import { assertProtectedMode } from './config/protected-mode.ts'
 
 function cannotStart (err: unknown): never {
   process.stderr.write(`tool-gateway: cannot start: ${(err as Error).message}\n`)
@@ -27,40 +21,6 @@ function commandLine (): CommandLine {
   }
 }
 
-async function serveHttp (config: GatewayConfig): Promise<void> {
-  const logger = createLogger(config)
-  const open = openGatewayWarning(config)
-  if (open !== undefined) logger.warn({ host: config.host }, open)
-  let app: Awaited<ReturnType<typeof buildApp>> | undefined
-  // SIGHUP reloads the configuration and the tools; the process keeps running whatever it finds.
-  // Listened to from the start: one that comes while the gateway starts or drains is ignored, not fatal.
-  process.on('SIGHUP', () => {
-    if (app === undefined || app.lifecycle.draining) {
-      logger.warn('SIGHUP ignored: the gateway is starting or shutting down')
-      return
-    }
-    logger.info('SIGHUP: reloading the configuration')
-    app.reload().catch(() => {})
-  })
-  try {
-    // A reload is refused where a start would be: an open gateway on a reachable address.
-    app = await buildApp(config, { logger, reload: { validate: assertProtectedMode } })
-  } catch (err) {
-    // Start-up refused (a required plugin failed to load): the log has the details, stderr the reason.
-    cannotStart(err)
-  }
-  // The grace given to close-with-grace is ours plus a margin, so the drain decides, not a kill.
-  // SIGHUP is left out: it reloads (below) instead of shutting down.
-  closeWithGrace({ delay: config.http.shutdownGraceMs + 5_000, logger, skip: ['SIGHUP'] }, async ({ signal, err }) => {
-    if (err) logger.error({ err }, 'fatal error, shutting down')
-    else logger.info({ signal }, 'shutting down')
-    await drainAndClose(app!, config.http.shutdownGraceMs)
-    await logLastLine(logger, 'shut down', 2_000)
-  })
-  await app!.listen({ host: config.host, port: config.port })
-  await app!.listenAdmin()
-}
-
 async function main (): Promise<void> {
   const command = commandLine()
   if (command.mode === 'help') {
@@ -69,7 +29,7 @@ async function main (): Promise<void> {
   }
   // The MCP server SDK behind --stdio loads only in that mode. Then, before anything loads that
   // could print: from here on stdout carries JSON-RPC only.
-  const stdio = command.mode === 'stdio' ? await import('./mcp-server/stdio-process.ts') : undefined
+  const stdio = command.mode === 'stdio' ? await import('./entry/stdio.ts') : undefined
   const protocolOut = stdio?.claimStdout()
   let config
   try {
@@ -80,7 +40,7 @@ async function main (): Promise<void> {
     cannotStart(err)
   }
   if (command.mode === 'stdio') await stdio!.runStdio(config, command, protocolOut!)
-  else await serveHttp(config)
+  else await (await import('./entry/http.ts')).serveHttp(config)
 }
 
 await main()

@@ -2,7 +2,7 @@
 // real tools of published MCP servers (catalogue.json) under the names the gateway gives them, and
 // tasks an agent might have (queries.json), each with the tool(s) that do it.
 import { readFileSync } from 'node:fs'
-import { mcpToolName } from '../../src/mcp/naming.ts'
+import { mcpToolName } from '../../src/mcp-client/naming.ts'
 import { ToolIndex, type SearchableTool } from '../../src/search/tool-index.ts'
 
 interface CatalogueServer {

@@ -2,7 +2,7 @@
 // stdio): what it may use, how it narrowed that, where its lines are logged and what cancels its
 // calls. The REST routes do not build one: they read the Fastify request directly, on the hot path.
 import type { Logger } from 'pino'
-import type { Cancellation } from '../dispatch/cancellation.ts'
+import type { Cancellation } from '../dispatch/call/cancellation.ts'
 import type { CallerIdentity } from '../registry/types.ts'
 import type { TraceParent } from '../tracing/tracer.ts'
 import type { KeyScope } from './key-scope.ts'

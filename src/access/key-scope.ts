@@ -2,8 +2,9 @@
 // is not limited to toolsets (or the gateway is open). The one place every route asks: definitions,
 // dispatch, /tools and /toolsets. Outside its toolsets a tool does not exist for a caller, so a
 // limited key cannot learn which other tools or toolsets the gateway serves.
-import { UnknownToolsetError } from '../errors.ts'
-import type { Gateway } from '../gateway.ts'
+import { UnknownToolsetError } from '../shared/errors.ts'
+import type { ToolRegistry } from '../registry/registry.ts'
+import type { ToolsetCatalog } from '../toolsets/catalog.ts'
 import type { RegistrySnapshot } from '../registry/types.ts'
 
 /** The caller as authentication found it; `toolsets` undefined = every toolset. */
@@ -12,12 +13,18 @@ export interface ScopedPrincipal {
   readonly toolsets?: readonly string[]
 }
 
+/** What a scope is worked out from: the tools and the toolsets (the gateway holds both). */
+export interface ScopeSources {
+  readonly registry: ToolRegistry
+  readonly catalog: ToolsetCatalog
+}
+
 const EVERYTHING = ['all', '*']
 
 // Snapshots never change, so what a key may use is worked out once per snapshot and key, not per request.
 const resolved = new WeakMap<RegistrySnapshot, Map<string, ReadonlySet<string>>>()
 
-function toolsOfKey (gateway: Gateway, snapshot: RegistrySnapshot, name: string, toolsets: readonly string[]): ReadonlySet<string> {
+function toolsOfKey (gateway: ScopeSources, snapshot: RegistrySnapshot, name: string, toolsets: readonly string[]): ReadonlySet<string> {
   let byKey = resolved.get(snapshot)
   if (byKey === undefined) {
     byKey = new Map()
@@ -43,11 +50,11 @@ function toolsOfKey (gateway: Gateway, snapshot: RegistrySnapshot, name: string,
 }
 
 export class KeyScope {
-  readonly #gateway: Gateway
+  readonly #gateway: ScopeSources
   /** Set only for a key or token limited to toolsets. */
   readonly #limited: { readonly name: string, readonly toolsets: readonly string[], readonly cacheKey: string } | undefined
 
-  constructor (gateway: Gateway, principal: ScopedPrincipal | undefined) {
+  constructor (gateway: ScopeSources, principal: ScopedPrincipal | undefined) {
     this.#gateway = gateway
     this.#limited = principal?.toolsets === undefined
       ? undefined

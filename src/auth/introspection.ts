@@ -5,7 +5,7 @@ import * as oauth from 'oauth4webapi'
 import type { OAuthConfig } from '../config/schema.ts'
 import { providerMessage } from './provider-errors.ts'
 import { providerRequestOptions } from './issuer-metadata.ts'
-import type { TokenClaims, TokenVerdict } from './token-verifier.ts'
+import type { TokenClaims, TokenVerdict } from './verdict.ts'
 
 export async function introspect (config: OAuthConfig, metadata: oauth.AuthorizationServer, token: string): Promise<TokenVerdict> {
   const client = config.client

@@ -6,7 +6,7 @@
 // request a quick refusal rather than a wait.
 import * as oauth from 'oauth4webapi'
 import type { OAuthConfig } from '../config/schema.ts'
-import { IdentityProviderUnavailableError } from '../errors.ts'
+import { IdentityProviderUnavailableError } from '../shared/errors.ts'
 import { providerMessage } from './provider-errors.ts'
 
 /** After a failed discovery, requests are refused this long before the provider is asked again. */

@@ -4,8 +4,8 @@
 // toolsets are those its scopes (auth.oauth.scopes) and claim values (auth.oauth.claims, such as
 // groups) are mapped to. A token that maps to none is genuine but grants nothing: insufficient_scope.
 import type { OAuthConfig } from '../config/schema.ts'
-import type { Principal } from '../http/auth.ts'
-import type { TokenClaims } from './token-verifier.ts'
+import type { Principal } from '../access/principal.ts'
+import type { TokenClaims } from './verdict.ts'
 
 const EVERYTHING = new Set(['all', '*'])
 /** A principal claim longer than this is refused: it ends up in every log line and key. */

@@ -2,7 +2,7 @@
 // toolsets (token-principal.ts). One object per gateway, made only when auth.oauth is configured;
 // jose and oauth4webapi load with it.
 import type { OAuthConfig } from '../config/schema.ts'
-import type { Principal } from '../http/auth.ts'
+import type { Principal } from '../access/principal.ts'
 import type { CallerIdentity } from '../registry/types.ts'
 import { IssuerMetadata } from './issuer-metadata.ts'
 import { TokenExchange } from './token-exchange.ts'

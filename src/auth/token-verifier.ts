@@ -7,25 +7,15 @@
 // Verdicts of good tokens are kept until they expire (a few minutes at most), so a client's token
 // costs one check, not one per request.
 import { createHash } from 'node:crypto'
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose'
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose'
 import type { OAuthConfig } from '../config/schema.ts'
-import { IdentityProviderUnavailableError } from '../errors.ts'
-import { messageOf } from '../objects.ts'
+import { IdentityProviderUnavailableError } from '../shared/errors.ts'
+import { messageOf } from '../shared/objects.ts'
 import { introspect } from './introspection.ts'
 import type { IssuerMetadata } from './issuer-metadata.ts'
+import type { TokenClaims, TokenVerdict } from './verdict.ts'
 
-/** What a token says, once it was found genuine and meant for this gateway. */
-export type TokenClaims = JWTPayload & Record<string, unknown>
-
-export interface TokenRefusal {
-  /** 401: the token is not good here; 503: the provider could not be asked to tell. */
-  readonly status: 401 | 503
-  readonly description: string
-  /** The credential was never a token of the provider (bad signature, malformed, alg none): it counts as a failed login. */
-  readonly guess: boolean
-}
-
-export type TokenVerdict = { readonly claims: TokenClaims } | { readonly refusal: TokenRefusal }
+export type { TokenClaims, TokenRefusal, TokenVerdict } from './verdict.ts'
 
 const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']
 /** Past this a credential is refused unread: real access tokens are a few KB at most. */

@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks'
 import type { Logger } from 'pino'
 import type { CheckContext, CheckFn, CheckVerdict, ToolEntry } from '../registry/types.ts'
-import { withTimeout } from '../timers.ts'
+import { withTimeout } from '../shared/timers.ts'
 
 export interface Availability {
   available: boolean

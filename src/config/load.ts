@@ -5,14 +5,14 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { coerceArguments } from '../dispatch/coerce.ts'
-import { InvalidConfigError } from '../errors.ts'
+import { coerceArguments } from '../json-schema/coerce.ts'
+import { InvalidConfigError } from '../shared/errors.ts'
 import type { JsonSchema } from '../registry/types.ts'
 import { describeErrors, fillAndCheck } from './check.ts'
 import { ENV_VARIABLES, fromEnvironment } from './env.ts'
 import { interpolate } from './interpolate.ts'
 import { ConfigSchema, type GatewayConfig } from './schema.ts'
-import { isRecord } from '../objects.ts'
+import { isRecord } from '../shared/objects.ts'
 
 export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv

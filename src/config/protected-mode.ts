@@ -1,7 +1,7 @@
 // Protected mode: a gateway without API keys or sign-in serves anyone who can reach it, so it may listen only
 // on loopback unless the operator says, with GATEWAY_ALLOW_OPEN=true, that this is intended.
 import { isIP } from 'node:net'
-import { InvalidConfigError } from '../errors.ts'
+import { InvalidConfigError } from '../shared/errors.ts'
 import type { GatewayConfig } from './schema.ts'
 
 export function isLoopback (host: string): boolean {

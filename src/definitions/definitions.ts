@@ -5,27 +5,16 @@
 import type { Logger } from 'pino'
 import type { AvailabilityChecker } from '../availability/checker.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
-import type { JsonSchema, ToolEntry } from '../registry/types.ts'
-import { isRecord } from '../objects.ts'
+import type { ToolEntry } from '../registry/types.ts'
+import { isRecord } from '../shared/objects.ts'
 import type { Variant } from './formats/formats.ts'
-import type { FormattedTool } from './formats/shapes.ts'
+import type { FormattedTool, OpenAIFunctionTool } from './formats/shapes.ts'
+import type { DefinitionsPayload } from './payload.ts'
+
+export type { DefinitionsPayload, OpenAIFunctionTool }
 import { deepFreeze } from './freeze.ts'
 import { VariantPayloads } from './variants.ts'
 import { etagOf } from './etag.ts'
-
-export interface OpenAIFunctionTool {
-  type: 'function'
-  function: { name: string, description: string, parameters: JsonSchema }
-}
-
-export interface DefinitionsPayload<T = OpenAIFunctionTool> {
-  readonly generation: number
-  readonly tools: readonly T[]
-  readonly json: string
-  /** `json` encoded once, so serving it costs no per-request encoding or 265 KB allocation. */
-  readonly bytes: Buffer
-  readonly etag: string
-}
 
 export interface DefinitionsBuilderOptions {
   registry: ToolRegistry

@@ -3,7 +3,7 @@
 // default payload is itself cached and replaced when anything changes, so a derived answer lives
 // exactly as long as the answer it comes from, and the default path does no extra work at all.
 import type { ToolEntry } from '../registry/types.ts'
-import type { DefinitionsPayload } from './definitions.ts'
+import type { DefinitionsPayload } from './payload.ts'
 import { deepFreeze } from './freeze.ts'
 import { formatTool, type Variant } from './formats/formats.ts'
 import type { FormattedTool } from './formats/shapes.ts'

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { messageOf } from '../objects.ts'
+import { messageOf } from '../shared/objects.ts'
 
 /** One module's verdict: registers or not, its parse errors, or why it could not be read. */
 export type ModuleVerdict =

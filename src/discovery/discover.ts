@@ -4,7 +4,7 @@
 import { resolve } from 'node:path'
 import type { Logger } from 'pino'
 import type { ToolRegistry } from '../registry/registry.ts'
-import { messageOf } from '../objects.ts'
+import { messageOf } from '../shared/objects.ts'
 import { analyseHere, analyseInChild, type ModuleVerdict } from './analyse-modules.ts'
 import { listModuleFiles } from './find-tool-modules.ts'
 import { importToolModule } from './import-module.ts'

@@ -2,7 +2,7 @@
 // is decided from their syntax tree (./top-level-register.ts, in a child process: ./analyse-modules.ts).
 import { glob, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
-import { InvalidConfigError } from '../errors.ts'
+import { InvalidConfigError } from '../shared/errors.ts'
 
 // Dot-files and dot-folders never match; node_modules is pruned rather than walked.
 const MODULE_PATTERN = '**/*.{ts,mts,js,mjs}'

@@ -6,7 +6,7 @@
 // a reload that changes nothing changes nothing. A module that now fails to parse or import keeps
 // its running version, and the log says why: a half-saved file does not take a tool away.
 import { resolve } from 'node:path'
-import { messageOf } from '../objects.ts'
+import { messageOf } from '../shared/objects.ts'
 import { ToolRegistry } from '../registry/registry.ts'
 import type { RegisterOptions, ToolEntry } from '../registry/types.ts'
 import { analyse, candidateFiles, type DiscoveryLogger } from './discover.ts'

@@ -11,7 +11,7 @@ import { lstat, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { isRecord } from '../objects.ts'
+import { isRecord } from '../shared/objects.ts'
 import type { ModuleVerdict } from './analyse-modules.ts'
 
 type Verdict = { registers: boolean, parseErrors: string[] }

@@ -5,8 +5,9 @@
 // the budget an address is refused everywhere once each replica has seen one more failure of it,
 // while the check on every request stays local and synchronous.
 
-/** Counts one failure of `address` for all replicas: the count and the window's time left; undefined when it cannot. */
-export type SharedFailureCounter = (address: string, windowMs: number) => Promise<{ count: number, ttlMs: number } | undefined>
+import type { SharedFailureCounter } from '../shared-state/failure-counter.ts'
+
+export type { SharedFailureCounter }
 
 export interface AuthFailuresOptions {
   max: number

@@ -9,24 +9,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import type { Principal } from '../access/principal.ts'
 import type { GatewayConfig, OAuthConfig } from '../config/schema.ts'
-import { IdentityProviderUnavailableError, InsufficientScopeError, RateLimitedError, UnauthorizedError } from '../errors.ts'
+import { IdentityProviderUnavailableError, InsufficientScopeError, RateLimitedError, UnauthorizedError } from '../shared/errors.ts'
 import { bearerChallenge, type ChallengeError } from '../auth/challenge.ts'
 import type { SignInRefusal, TokenSignIn } from '../auth/token-sign-in.ts'
 import type { CallerIdentity } from '../registry/types.ts'
 import { isGuarded } from '../config/protected-mode.ts'
 import { AuthFailures } from './auth-failures.ts'
-
-export interface Principal {
-  /** The key's name from config; `user:<sub>` for an access token; `anonymous` when the gateway is open. */
-  name: string
-  /** Toolsets the key or token may use; undefined = all. */
-  toolsets?: readonly string[]
-  /** `user` for a signed-in user (an access token); absent for an API key. */
-  kind?: 'user'
-  /** When the token it came from expires (ms since the epoch): what it holds open ends then. */
-  expiresAt?: number
-}
 
 interface KnownKey {
   readonly name: string
@@ -52,6 +42,8 @@ declare module 'fastify' {
     operatorOnly?: boolean
   }
 }
+
+export type { Principal }
 
 const ANONYMOUS: Principal = Object.freeze({ name: 'anonymous' })
 

@@ -2,7 +2,7 @@
 // listener when it ends): it fires when the client goes away (HTTP/1.1: the connection closes) or
 // when the gateway gives up on shutdown.
 import type { Socket } from 'node:net'
-import { Cancellation } from '../dispatch/cancellation.ts'
+import { Cancellation } from '../dispatch/call/cancellation.ts'
 
 export class ConnectionCancellations {
   readonly #shutdown: AbortSignal

@@ -4,9 +4,9 @@
 // the client gets a generic message.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { clipText } from '../dispatch/error-text.ts'
-import { buildOutcome, failed, statusOfError } from '../dispatch/outcome.ts'
-import { BadRequestError, BodyTooLargeError, InternalError, NotFoundError, UnsupportedMediaTypeError } from '../errors.ts'
+import { clipText } from '../shared/clip-text.ts'
+import { buildOutcome, failed, statusOfError } from '../dispatch/call/outcome.ts'
+import { BadRequestError, BodyTooLargeError, InternalError, NotFoundError, UnsupportedMediaTypeError } from '../shared/errors.ts'
 
 // Not `import ... from 'node:http'`: an ES import of node:http reads every export of the module,
 // and three of them (WebSocket, CloseEvent, MessageEvent) load Node's bundled undici, some 100 ms

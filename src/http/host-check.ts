@@ -6,7 +6,7 @@
 import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../config/schema.ts'
 import { isLoopback } from '../config/protected-mode.ts'
-import { HostNotAllowedError } from '../errors.ts'
+import { HostNotAllowedError } from '../shared/errors.ts'
 import { checkHostHeader, LOOPBACK_HOSTNAMES } from './host-names.ts'
 
 /** Host names requests must address, or undefined when any is accepted. */

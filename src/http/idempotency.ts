@@ -7,7 +7,7 @@ import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import { fingerprintOf, IdempotentCalls, type Answer } from '../idempotency/idempotent-calls.ts'
 import { MemoryRecords } from '../idempotency/memory-records.ts'
-import { defaultBytesPerKey } from '../owner-budgets.ts'
+import { defaultBytesPerKey } from '../shared/owner-budgets.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

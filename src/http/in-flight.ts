@@ -12,7 +12,7 @@ import type { Socket } from 'node:net'
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../config/schema.ts'
-import { OverloadedError, RateLimitedError } from '../errors.ts'
+import { OverloadedError, RateLimitedError } from '../shared/errors.ts'
 
 /** Seconds a refused caller is told to wait: a call in flight usually ends within that. */
 const RETRY_AFTER_S = 1

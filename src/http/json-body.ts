@@ -3,8 +3,8 @@
 // other content type is refused (415), so a text/plain body never reaches a tool as a string.
 import fp from 'fastify-plugin'
 import secureJson from 'secure-json-parse'
-import { BadRequestError } from '../errors.ts'
-import { FORBIDDEN_JSON_KEYS as FORBIDDEN_KEYS } from '../objects.ts'
+import { BadRequestError } from '../shared/errors.ts'
+import { FORBIDDEN_JSON_KEYS as FORBIDDEN_KEYS } from '../shared/objects.ts'
 
 /** Why a body failed the safe parse: not JSON at all, or JSON holding a forbidden key. */
 function whyRefused (text: string): string {

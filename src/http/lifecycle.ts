@@ -3,7 +3,7 @@
 // Retry-After while in-flight ones finish, and every answer says Connection: close.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { OverloadedError } from '../errors.ts'
+import { OverloadedError } from '../shared/errors.ts'
 import { closeConnectionsWhenDraining } from './drain-connections.ts'
 
 const RETRY_AFTER_SECONDS = '5'

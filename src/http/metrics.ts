@@ -1,7 +1,7 @@
 // Prometheus metrics of one app, in a registry of its own (several apps may share a process in tests).
 import fp from 'fastify-plugin'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import type { DispatchOutcome } from '../dispatch/outcome.ts'
+import type { DispatchOutcome } from '../dispatch/call/outcome.ts'
 
 export interface GatewayMetrics {
   registry: Registry

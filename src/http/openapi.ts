@@ -8,8 +8,8 @@
 // route refers to them.
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import { Envelope } from '../dispatch/outcome.ts'
-import { GATEWAY_IDENTITY } from '../version.ts'
+import { Envelope } from '../dispatch/call/outcome.ts'
+import { GATEWAY_IDENTITY } from '../shared/version.ts'
 import { ErrorBody, OpenAITool } from './schemas.ts'
 import swaggerUiOnDemand from './swagger-ui.ts'
 

@@ -5,7 +5,7 @@
 // and ready, not dead (restarting it would drop every call it is finishing).
 import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../config/schema.ts'
-import { OverloadedError } from '../errors.ts'
+import { OverloadedError } from '../shared/errors.ts'
 import { isOperatorRoute } from './in-flight.ts'
 
 const RETRY_AFTER_S = 2

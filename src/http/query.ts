@@ -1,5 +1,5 @@
 // Small readers for query strings and headers that carry lists and numbers as text.
-import { BadRequestError } from '../errors.ts'
+import { BadRequestError } from '../shared/errors.ts'
 
 /** `a, b,,c` → ['a', 'b', 'c']; absent → undefined. */
 export function commaList (value: string | undefined): string[] | undefined {

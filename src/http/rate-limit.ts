@@ -4,7 +4,7 @@
 // while off, the plugin is not even loaded (it brings an IPv6 address library, costly to load).
 import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../config/schema.ts'
-import { RateLimitedError } from '../errors.ts'
+import { RateLimitedError } from '../shared/errors.ts'
 import { callerOf, isOperatorRoute } from './in-flight.ts'
 
 // Not `export default fp(...)`: TypeScript 6.0 leaves the `.ts` of a dynamic import inside an

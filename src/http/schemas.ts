@@ -1,5 +1,5 @@
 // TypeBox schemas shared by several routes: the error body and tool definitions (the dispatch
-// envelope lives with the rest of the dispatch contract, src/dispatch/outcome.ts). Every field has a
+// envelope lives with the rest of the dispatch contract, src/dispatch/call/outcome.ts). Every field has a
 // description: the same schemas feed validation, serialisation, types and the OpenAPI document.
 import { Type } from 'typebox'
 

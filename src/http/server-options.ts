@@ -33,7 +33,7 @@ export function serverOptions (http: GatewayConfig['http']) {
       // Node's default (60 s) would outlast a shorter request timeout for a client stuck in its headers.
       headersTimeout: Math.min(60_000, http.requestTimeoutMs)
     },
-    // By the time the server closes, draining has answered every call (src/shutdown.ts) and the MCP
+    // By the time the server closes, draining has answered every call (src/entry/shutdown.ts) and the MCP
     // streams were ended: what is left is idle, or a connection a client opened and never used,
     // which Node keeps until headersTimeout (it does not count as idle), holding shutdown that long.
     forceCloseConnections: true,

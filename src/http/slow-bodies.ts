@@ -7,7 +7,7 @@
 //   long before the whole-request timeout (http.requestTimeoutMs) would end it.
 import type { IncomingMessage } from 'node:http'
 import fp from 'fastify-plugin'
-import { RequestTimeoutError } from '../errors.ts'
+import { RequestTimeoutError } from '../shared/errors.ts'
 
 /** Whether the request announces a body that has not all arrived yet. */
 function bodyPending (raw: IncomingMessage): boolean {

@@ -6,7 +6,7 @@
 // replica uses its own memory (a retry that lands on another replica may then run again).
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
-import { CancelledError, IdempotencyKeyReusedError } from '../errors.ts'
+import { CancelledError, IdempotencyKeyReusedError } from '../shared/errors.ts'
 import { SharedStoreDownError, type Claim, type IdempotencyRecords } from './records.ts'
 
 /** An answer to send: the status and the payload the route serialises as usual. */

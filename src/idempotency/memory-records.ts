@@ -1,9 +1,9 @@
 // Idempotency records in this process's memory: the store without Redis, and the fallback while
 // Redis is unreachable. Bounded: answers expire after their TTL, each owner (API key) has its own
 // budget, maxBytesPerKey, past which its own oldest answers go, and past maxTotalBytes the owner
-// holding the most loses its oldest (../owner-budgets.ts): one key's flood never evicts another
+// holding the most loses its oldest (src/shared/owner-budgets.ts): one key's flood never evicts another
 // key's answer, whose retry would run again. A running call is never evicted: its duplicates wait on it.
-import { defaultBytesPerKey, OwnerBudgets } from '../owner-budgets.ts'
+import { defaultBytesPerKey, OwnerBudgets } from '../shared/owner-budgets.ts'
 import type { Claim, IdempotencyRecord, IdempotencyRecords, StoredAnswer } from './records.ts'
 
 interface Running { readonly state: 'running', readonly fingerprint: string, readonly owner: string, readonly ended: PromiseWithResolvers<void> }

@@ -4,7 +4,7 @@
 // the protocol's error, as the MCP specification asks for unknown tools. Images and sounds a tool
 // returned follow the text as ImageContent and AudioContent items.
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server'
-import type { DispatchOutcome } from '../dispatch/outcome.ts'
+import type { DispatchOutcome } from '../dispatch/call/outcome.ts'
 
 /** The `_meta` key under which the envelope's status fields travel, for clients that want them. */
 export const OUTCOME_META_KEY = 'tool-gateway/outcome'

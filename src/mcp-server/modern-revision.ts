@@ -2,7 +2,7 @@
 // 2026-07-28 revision adds to its answers: the revision it serves, `resultType`, its identity in
 // `_meta`, and how long a list or discover answer may be cached, and by whom.
 import { SERVER_INFO_META_KEY } from '@modelcontextprotocol/server'
-import { GATEWAY_IDENTITY } from '../version.ts'
+import { GATEWAY_IDENTITY } from '../shared/version.ts'
 
 /** The stateless revision served beside the 2025 ones (which keep their sessions). */
 export const MODERN_REVISION = '2026-07-28'

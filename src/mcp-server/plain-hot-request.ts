@@ -6,7 +6,7 @@
 // classifier classifies the same way and hotRequestOf accepts too.
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, isSpecType } from '@modelcontextprotocol/server'
 import type { IncomingHttpHeaders } from 'node:http'
-import { isRecord } from '../objects.ts'
+import { isRecord } from '../shared/objects.ts'
 import type { HotRequest } from './hot-methods.ts'
 import { MODERN_REVISION } from './modern-revision.ts'
 

@@ -5,7 +5,7 @@
 // streams (GET /mcp) count against the caller's streams (stream-quota.ts).
 import type { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import type { Logger } from 'pino'
-import type { Principal } from '../http/auth.ts'
+import type { Principal } from '../access/principal.ts'
 import type { StreamQuota } from './stream-quota.ts'
 
 export interface McpSession {

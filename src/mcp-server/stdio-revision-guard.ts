@@ -6,7 +6,7 @@ import {
   PROTOCOL_VERSION_META_KEY, UnsupportedProtocolVersionError, isJSONRPCRequest,
   type JSONRPCMessage, type MessageExtraInfo, type Transport, type TransportSendOptions
 } from '@modelcontextprotocol/server'
-import { isRecord } from '../objects.ts'
+import { isRecord } from '../shared/objects.ts'
 import { MODERN_REVISION } from './modern-revision.ts'
 
 /** The revision a request's envelope names, when it names one. */

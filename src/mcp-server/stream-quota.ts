@@ -3,7 +3,7 @@
 // every connection whichever revision it speaks; each stream ends after a maximum lifetime, or when
 // the access token it was opened with expires (the client opens it again), and the streams of a key
 // a reload revoked end at once.
-import type { Principal } from '../http/auth.ts'
+import type { Principal } from '../access/principal.ts'
 
 export interface StreamQuotaOptions {
   maxPerCaller: number

@@ -6,14 +6,14 @@
 import { pathToFileURL } from 'node:url'
 import type { Logger } from 'pino'
 import type { GatewayConfig, PluginConfig } from '../config/schema.ts'
-import type { HookName, HookRegistry } from '../dispatch/hooks.ts'
-import { InvalidToolError, PluginLoadError } from '../errors.ts'
+import type { HookName, HookRegistry } from '../dispatch/call/hooks.ts'
+import { InvalidToolError, PluginLoadError } from '../shared/errors.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
 import type { RegisterOptions, ToolEntry } from '../registry/types.ts'
 import { resolvePluginModule } from './resolve.ts'
 import type { PluginContext, PluginModule, PluginToolOptions, RegisterFunction } from './types.ts'
-import { withTimeout } from '../timers.ts'
-import { isRecord, messageOf } from '../objects.ts'
+import { withTimeout } from '../shared/timers.ts'
+import { isRecord, messageOf } from '../shared/objects.ts'
 
 export const DEFAULT_PLUGIN_LOAD_TIMEOUT_MS = 30_000
 

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { PluginLoadError } from '../errors.ts'
+import { PluginLoadError } from '../shared/errors.ts'
 
 export interface ResolvedPlugin {
   /** The plugin's name: file name without extension (its folder's for an index file), or the package specifier. */

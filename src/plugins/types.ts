@@ -2,7 +2,7 @@
 // loader accepts. Plugin authors import these types (`import type`) and nothing else from the gateway.
 import type { Logger } from 'pino'
 import type { GatewayConfig } from '../config/schema.ts'
-import type { HookName, PostToolCallHook, PreToolCallHook, TransformToolResultHook } from '../dispatch/hooks.ts'
+import type { HookName, PostToolCallHook, PreToolCallHook, TransformToolResultHook } from '../dispatch/call/hooks.ts'
 import type { RegisterOptions, ToolEntry } from '../registry/types.ts'
 
 /** Every registration option except `origin`, which the loader sets; `toolset` defaults to the plugin name. */

@@ -1,7 +1,7 @@
 // Tool annotations under the gateway's names (readOnly, ...) and under MCP's (readOnlyHint, ...):
 // checked at registration, copied onto the entry, turned into an MCP Tool's `annotations` for MCP
 // clients, and read back from an upstream MCP server's tools. One table keeps the names in step.
-import { isRecord } from '../objects.ts'
+import { isRecord } from '../shared/objects.ts'
 import type { ToolAnnotations, ToolEntry } from './types.ts'
 
 /** MCP's ToolAnnotations (spec 2025-06-18 and later), spelled out so the registry needs no SDK. */

@@ -3,7 +3,7 @@
 // one, copied the map once per tool: quadratic, seconds of blocked event loop for 3 000 tools. A
 // batch works on one copy and the registry commits it once: one snapshot, one generation, one event.
 import type { Logger } from 'pino'
-import { ToolCollisionError } from '../errors.ts'
+import { ToolCollisionError } from '../shared/errors.ts'
 import {
   DEFAULT_EMOJI, DEFAULT_MAX_RESULT_SIZE_CHARS,
   type CheckFn, type JsonSchema, type RegisterOptions, type RegistrySnapshot, type ToolEntry, type ToolOrigin

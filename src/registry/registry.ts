@@ -4,7 +4,7 @@
 // availability pass, an MCP refresh in between) always see one consistent state.
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
-import { InvalidToolError, ToolCollisionError } from '../errors.ts'
+import { InvalidToolError, ToolCollisionError } from '../shared/errors.ts'
 import { RegistryBatch, type SnapshotContents } from './batch.ts'
 import type { RegisterOptions, RegistryChange, RegistrySnapshot, ToolEntry } from './types.ts'
 

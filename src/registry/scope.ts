@@ -20,7 +20,7 @@
 // would any code running at that moment. Tool modules register at their top level; the test suite
 // (test/discovery/node-loading.test.ts) keeps that the usual late cases are refused.
 import { fileURLToPath } from 'node:url'
-import { InvalidToolError } from '../errors.ts'
+import { InvalidToolError } from '../shared/errors.ts'
 import type { ToolRegistry } from './registry.ts'
 import type { RegisterOptions, ToolEntry } from './types.ts'
 

@@ -1,6 +1,5 @@
 // The shapes of the tool registry: what a tool module registers and what the registry keeps.
 import type { Logger } from 'pino'
-import type { TraceHeaders } from '../tracing/tracer.ts'
 
 /** A JSON Schema document, as plain data. Schemas from MCP servers are untrusted input. */
 export type JsonSchema = Record<string, unknown>
@@ -12,6 +11,12 @@ export type ToolOrigin =
   | { kind: 'mcp', server: string }
 
 /** What every handler receives beside its arguments. */
+/**
+ * The W3C trace context of a span (`traceparent`, and `tracestate` when there is one), as headers
+ * for the requests a call makes on (MCP upstreams, web pages); lower-case names.
+ */
+export type TraceHeaders = Readonly<Record<string, string>>
+
 /**
  * The signed-in user behind a call (an access token of the identity provider), able to obtain a
  * token of its own for a service the gateway calls on its behalf (RFC 8693 token exchange). The
@@ -73,6 +78,9 @@ export interface ToolContext {
 /** The tool that reads kept results (tools/results/read-result.ts), which truncation notices name. */
 export const READ_RESULT_TOOL = 'read_result'
 
+/** The tool that finds tools for a task (src/search/search-tool.ts), which deferred definitions keep loaded. */
+export const SEARCH_TOOL_NAME = 'search_tools'
+
 /** One read of a kept result. Offsets and lengths count UTF-16 code units, as `originalLength` does. */
 export interface ResultPage {
   id: string
@@ -94,7 +102,7 @@ export interface ToolProgress {
 /** An image or a sound a tool returns beside its text (see mediaResult in tool-result.ts). */
 export interface ToolMedia {
   kind: 'image' | 'audio'
-  /** e.g. image/png, audio/wav; the gateway accepts only the types in src/dispatch/media.ts. */
+  /** e.g. image/png, audio/wav; the gateway accepts only the types in src/dispatch/call/media.ts. */
   mimeType: string
   /** The bytes, base64-encoded. */
   data: string

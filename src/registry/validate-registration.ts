@@ -1,9 +1,9 @@
 // Checks a registration before it reaches the registry, so a broken tool fails loudly at start-up
 // with a message naming the field, instead of confusing a model or an HTTP client later.
-import { InvalidToolError } from '../errors.ts'
+import { InvalidToolError } from '../shared/errors.ts'
 import type { RegisterOptions } from './types.ts'
 import { annotationProblems } from './annotations.ts'
-import { isRecord } from '../objects.ts'
+import { isRecord } from '../shared/objects.ts'
 
 /** The OpenAI and Anthropic rule for function names. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/

@@ -7,9 +7,9 @@
 import type { Authenticator } from '../http/auth.ts'
 import { isGuarded } from '../config/protected-mode.ts'
 import type { GatewayConfig } from '../config/schema.ts'
-import { secretSettingsOf } from '../dispatch/redact.ts'
-import type { Gateway } from '../gateway.ts'
-import { isRecord, sortedJson } from '../objects.ts'
+import { secretSettingsOf } from '../dispatch/call/redact.ts'
+import type { Gateway } from '../core/gateway.ts'
+import { isRecord, sortedJson } from '../shared/objects.ts'
 
 /** Fields (dotted paths) a reload applies; changes below them are reported under these names. */
 export const APPLIED_FIELDS: readonly string[] = Object.freeze([

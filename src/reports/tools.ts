@@ -4,7 +4,7 @@
 import { Type, type Static } from 'typebox'
 import type { KeyScope } from '../access/key-scope.ts'
 import { definitionTokens } from '../definitions/token-count.ts'
-import type { Gateway } from '../gateway.ts'
+import type { Gateway } from '../core/gateway.ts'
 import type { ToolEntry, ToolOrigin } from '../registry/types.ts'
 import { leftOutOf } from '../definitions/formats/formats.ts'
 

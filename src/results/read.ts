@@ -1,6 +1,6 @@
 // One read of a kept result, for GET /results/:id and the read_result tool alike: the slice asked
 // for, the whole length, and where to go on, so a reader pages through without knowing the size.
-import { BadRequestError } from '../errors.ts'
+import { BadRequestError } from '../shared/errors.ts'
 import type { ResultPage } from '../registry/types.ts'
 import type { KeptResult } from './result-store.ts'
 

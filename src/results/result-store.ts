@@ -4,12 +4,12 @@
 // carry inline (GET /results/:id/media/:n serves them). Bounded four ways: a cap on all results together, a cap per
 // owner, a cap per result (a larger one is not kept), and a time to live. An owner over its own cap
 // loses its own oldest results; past the total cap the owner holding the most loses its oldest
-// (../owner-budgets.ts), so one key's flood never evicts another key's results.
+// (src/shared/owner-budgets.ts), so one key's flood never evicts another key's results.
 // Each result belongs to the caller that made the call (its API key's name, `anonymous` on an open
 // gateway, `stdio` for the local MCP client): for any other caller its id does not exist. Ids are 144 random bits, never guessable.
 import { randomBytes } from 'node:crypto'
-import { defaultBytesPerKey, OwnerBudgets } from '../owner-budgets.ts'
-import { MAX_TIMER_MS } from '../timers.ts'
+import { defaultBytesPerKey, OwnerBudgets } from '../shared/owner-budgets.ts'
+import { MAX_TIMER_MS } from '../shared/timers.ts'
 import type { ToolMedia } from '../registry/types.ts'
 
 /** One image or sound of a kept result, as bytes, for GET /results/:id/media/:n. */

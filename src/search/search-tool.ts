@@ -12,12 +12,12 @@
 // blocks naming what it found, which is how Anthropic loads deferred tools.
 import type { AvailabilityChecker } from '../availability/checker.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
-import { BadRequestError } from '../errors.ts'
+import { BadRequestError } from '../shared/errors.ts'
 import { toolError, toolResult } from '../registry/tool-result.ts'
-import type { ToolEntry } from '../registry/types.ts'
+import { SEARCH_TOOL_NAME, type ToolEntry } from '../registry/types.ts'
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, type ToolSearch } from './tool-search.ts'
 
-export const SEARCH_TOOL_NAME = 'search_tools'
+export { SEARCH_TOOL_NAME }
 export const SEARCH_TOOLSET = 'discovery'
 
 /** Deferred tools are reachable only through a search: an answer deferring them without one is refused. */

@@ -3,7 +3,7 @@
 // description and its parameters' names and descriptions. Knows nothing of the registry: it takes
 // plain documents, so the search benchmark (bench/search) scores exactly what the gateway serves.
 import MiniSearch from 'minisearch'
-import { isRecord } from '../objects.ts'
+import { isRecord } from '../shared/objects.ts'
 
 /** What is searched of one tool. */
 export interface SearchableTool {

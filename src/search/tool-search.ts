@@ -1,7 +1,7 @@
 // The gateway's tool search: one ToolIndex per registry snapshot and key scope, built on the first
 // search that needs it and dropped with its snapshot (a WeakMap), so a registry change rebuilds
 // lazily and a request never indexes. Serves GET /definitions?query= and the search_tools tool.
-import { BadRequestError } from '../errors.ts'
+import { BadRequestError } from '../shared/errors.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
 import type { RegistrySnapshot } from '../registry/types.ts'
 import { ToolIndex, type RankedTool } from './tool-index.ts'

@@ -2,7 +2,7 @@
 // holds for all replicas together (src/http/auth-failures.ts). The count uses the fixed window of
 // @fastify/rate-limit's Redis store (an INCR that sets the expiry on the first failure).
 import RedisStore from '@fastify/rate-limit/store/RedisStore.js'
-import type { SharedFailureCounter } from '../http/auth-failures.ts'
+import type { SharedFailureCounter } from './failure-counter.ts'
 import type { RedisLink } from './redis-link.ts'
 
 export function redisFailureCounter (link: RedisLink): SharedFailureCounter {

@@ -1,12 +1,12 @@
 // The toolsets a gateway offers right now: builtins, custom toolsets from config and the tags of
 // registered tools, resolved against one registry snapshot so a concurrent MCP refresh cannot
 // change the answer half-way through a request.
-import { closestNames } from '../closest-names.ts'
-import { InvalidConfigError, UnknownToolsetError } from '../errors.ts'
+import { closestNames } from '../shared/closest-names.ts'
+import { InvalidConfigError, UnknownToolsetError } from '../shared/errors.ts'
 import type { RegistrySnapshot, ToolEntry } from '../registry/types.ts'
 import { BUILTIN_TOOLSETS, getBuiltinToolset, type ToolsetDefinition } from './builtin.ts'
 import { resolveToolset } from './resolve.ts'
-import { isRecord } from '../objects.ts'
+import { isRecord } from '../shared/objects.ts'
 
 export interface CustomToolsetConfig {
   description?: string

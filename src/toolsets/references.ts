@@ -1,7 +1,7 @@
 // Toolsets the configuration names that do not exist: a key's toolsets or a custom toolset's
 // includes with a typo grant or include nothing, silently. Found after start-up (when built-ins,
 // MCP servers and plugins have registered) to warn with the closest valid names, and for /toolsets.
-import { closestNames } from '../closest-names.ts'
+import { closestNames } from '../shared/closest-names.ts'
 import type { GatewayConfig } from '../config/schema.ts'
 import type { RegistrySnapshot } from '../registry/types.ts'
 import type { ToolsetCatalog } from './catalog.ts'

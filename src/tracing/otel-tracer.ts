@@ -14,10 +14,9 @@ import {
   AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider,
   type Sampler, type SpanProcessor
 } from '@opentelemetry/sdk-trace'
-import type { DispatchOutcome } from '../dispatch/outcome.ts'
-import { GATEWAY_IDENTITY } from '../version.ts'
-import type { TracingConfig } from './start.ts'
-import type { DispatchSpan, RequestSpan, TraceHeaders, TraceParent, Tracer } from './tracer.ts'
+import { GATEWAY_IDENTITY } from '../shared/version.ts'
+import type { TracingConfig } from './settings.ts'
+import type { DispatchSpan, RequestSpan, SpanOutcome, TraceHeaders, TraceParent, Tracer } from './tracer.ts'
 
 /** An error's description on a span is for operators, not a dump of the model's text. */
 const MAX_STATUS_MESSAGE = 500
@@ -86,7 +85,7 @@ class ToolCallSpan implements DispatchSpan {
     this.headers = headers
   }
 
-  end (outcome: DispatchOutcome): void {
+  end (outcome: SpanOutcome): void {
     const span = this.#span
     span.setAttributes({
       'tool_gateway.status': outcome.status,

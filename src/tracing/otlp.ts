@@ -6,9 +6,9 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base'
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace'
 import type { Logger } from 'pino'
-import { withTimeout } from '../timers.ts'
+import { withTimeout } from '../shared/timers.ts'
 import { createOtelTracer } from './otel-tracer.ts'
-import type { TracingConfig } from './start.ts'
+import type { TracingConfig } from './settings.ts'
 import type { Tracer } from './tracer.ts'
 
 const FAILURE_LOG_INTERVAL_MS = 60_000

@@ -1,10 +1,10 @@
 // Starts tracing when the configuration asks for it, and only then loads OpenTelemetry: a gateway
 // without an OTLP endpoint never imports the SDK or the exporter (test/lazy-loading.test.ts).
 import type { Logger } from 'pino'
-import type { GatewayConfig } from '../config/schema.ts'
+import type { TracingConfig } from './settings.ts'
 import type { Tracer } from './tracer.ts'
 
-export type TracingConfig = GatewayConfig['tracing']
+export type { TracingConfig }
 
 /**
  * Where spans are POSTed: the traces endpoint as given, else `/v1/traces` under the base endpoint

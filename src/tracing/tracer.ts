@@ -3,13 +3,9 @@
 // imported by start.ts only when an exporter is configured, and every caller checks for a tracer
 // (`tracer?.`) before doing any span work.
 import type { IncomingHttpHeaders } from 'node:http'
-import type { DispatchOutcome } from '../dispatch/outcome.ts'
+import type { TraceHeaders } from '../registry/types.ts'
 
-/**
- * The W3C trace context of a span (`traceparent`, and `tracestate` when there is one), as headers
- * for the requests a call makes on (MCP upstreams, web pages); lower-case names.
- */
-export type TraceHeaders = Readonly<Record<string, string>>
+export type { TraceHeaders }
 
 /** Where a span hangs: an HTTP request's span, or a context a caller sent. Opaque to the gateway. */
 export interface TraceParent {
@@ -26,12 +22,21 @@ export interface RequestSpan {
   abort: () => void
 }
 
+/** What a call's span records of its outcome (a dispatch outcome has these and more). */
+export interface SpanOutcome {
+  readonly status: string
+  readonly truncated: boolean
+  readonly originalLength: number
+  readonly durationMs: number
+  readonly error?: { readonly code: string, readonly message: string }
+}
+
 /** The span of one tool call through the dispatch pipeline. */
 export interface DispatchSpan {
   /** Its context, to hand to whatever the call reaches (see TraceHeaders). */
   readonly headers: TraceHeaders
   /** Ends it with the outcome: status, error code, truncation, duration. */
-  end: (outcome: DispatchOutcome) => void
+  end: (outcome: SpanOutcome) => void
 }
 
 export interface Tracer {

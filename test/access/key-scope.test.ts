@@ -5,8 +5,8 @@ import { test } from 'node:test'
 import pino from 'pino'
 import { KeyScope } from '../../src/access/key-scope.ts'
 import { loadConfig } from '../../src/config/load.ts'
-import { UnknownToolsetError } from '../../src/errors.ts'
-import { createGateway, type Gateway } from '../../src/gateway.ts'
+import { UnknownToolsetError } from '../../src/shared/errors.ts'
+import { createGateway, type Gateway } from '../../src/core/gateway.ts'
 import { fixtureTool } from '../helpers/tools.ts'
 
 async function gatewayWith (tools: Array<[string, string]>): Promise<Gateway> {

@@ -3,8 +3,8 @@
 // never the user's own token and never a shared credential; a call with an API key fails saying so.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { ModernMcpHttpServer } from '../mcp/helpers/modern-http-server.ts'
-import { until } from '../mcp/helpers/wait.ts'
+import { ModernMcpHttpServer } from '../mcp-client/helpers/modern-http-server.ts'
+import { until } from '../mcp-client/helpers/wait.ts'
 import { API_KEY, dispatch, signInGateway } from './helpers.ts'
 
 const UPSTREAM_AUDIENCE = 'https://upstream.example.test/mcp'

@@ -10,7 +10,7 @@ import { join, relative } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../../src/config/load.ts'
-import { withTimeout } from '../../src/timers.ts'
+import { withTimeout } from '../../src/shared/timers.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { compiledApp } from '../helpers/compiled-app.ts'
 

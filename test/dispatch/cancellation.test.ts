@@ -2,8 +2,8 @@
 // call's signal: the handler's signal fires with the same reason.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Cancellation } from '../../src/dispatch/cancellation.ts'
-import { createCallState } from '../../src/dispatch/pipeline.ts'
+import { Cancellation } from '../../src/dispatch/call/cancellation.ts'
+import { createCallState } from '../../src/dispatch/call/pipeline.ts'
 import { invokeStep } from '../../src/dispatch/steps/invoke-handler.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import type { ToolContext, ToolHandler } from '../../src/registry/types.ts'

@@ -8,9 +8,9 @@ import { ToolRegistry } from '../../src/registry/registry.ts'
 import { toolError, toolResult } from '../../src/registry/tool-result.ts'
 import type { RegisterOptions, ToolContext } from '../../src/registry/types.ts'
 import { DEFAULT_DISPATCH_LIMITS, Dispatcher, type DispatcherOptions } from '../../src/dispatch/dispatcher.ts'
-import type { PostToolCallEvent } from '../../src/dispatch/hooks.ts'
-import type { DispatchOutcome } from '../../src/dispatch/outcome.ts'
-import type { DispatchRequest } from '../../src/dispatch/pipeline.ts'
+import type { PostToolCallEvent } from '../../src/dispatch/call/hooks.ts'
+import type { DispatchOutcome } from '../../src/dispatch/call/outcome.ts'
+import type { DispatchRequest } from '../../src/dispatch/call/pipeline.ts'
 import { captureLogger } from '../helpers/logger.ts'
 
 const STATUSES = ['ok', 'error', 'blocked', 'timeout', 'cancelled', 'invalid', 'unavailable', 'not_found']

@@ -3,10 +3,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { loadConfig } from '../../src/config/load.ts'
-import { ErrorContentCleaner } from '../../src/dispatch/error-content.ts'
-import { neutralizeFraming } from '../../src/dispatch/framing.ts'
-import { redactText, secretSettingsOf } from '../../src/dispatch/redact.ts'
-import { failed } from '../../src/dispatch/outcome.ts'
+import { ErrorContentCleaner } from '../../src/dispatch/call/error-content.ts'
+import { neutralizeFraming } from '../../src/dispatch/call/framing.ts'
+import { redactText, secretSettingsOf } from '../../src/dispatch/call/redact.ts'
+import { failed } from '../../src/dispatch/call/outcome.ts'
 
 test('credential shapes are redacted, the names and schemes around them kept', () => {
   const cases: Array<[string, string]> = [

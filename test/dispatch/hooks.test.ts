@@ -1,7 +1,7 @@
 // Tests of HookRegistry alone: registration checks, order, the block directive, faulty hooks, transforms.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { HOOK_NAMES, HookRegistry, type HookName, type PostToolCallEvent, type PreToolCallEvent } from '../../src/dispatch/hooks.ts'
+import { HOOK_NAMES, HookRegistry, type HookName, type PostToolCallEvent, type PreToolCallEvent } from '../../src/dispatch/call/hooks.ts'
 import { captureLogger } from '../helpers/logger.ts'
 
 const EVENT: PreToolCallEvent = { tool: 'echo', args: { text: 'hi' }, callId: 'call_1', sessionId: 's1' }

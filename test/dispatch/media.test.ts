@@ -2,7 +2,7 @@
 // dropped and the line that says why, and the per-call byte cap across items.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { checkMedia, mediaNote } from '../../src/dispatch/media.ts'
+import { checkMedia, mediaNote } from '../../src/dispatch/call/media.ts'
 
 const PNG = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64') // 8 bytes: 'iVBORw0KGgo='
 

@@ -5,8 +5,8 @@ import { test } from 'node:test'
 import {
   BadRequestError, BodyTooLargeError, InternalError, NotFoundError, OverloadedError, RateLimitedError, UnauthorizedError,
   UnknownToolsetError, UnsupportedMediaTypeError
-} from '../../src/errors.ts'
-import { buildOutcome, CALL_STATUSES, DISPATCH_STATUSES, Envelope, failed, statusOfError, type DispatchStatus } from '../../src/dispatch/outcome.ts'
+} from '../../src/shared/errors.ts'
+import { buildOutcome, CALL_STATUSES, DISPATCH_STATUSES, Envelope, failed, statusOfError, type DispatchStatus } from '../../src/dispatch/call/outcome.ts'
 
 test('every status maps to its code and HTTP status', () => {
   const expected: Record<DispatchStatus, [string | undefined, number]> = {

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { ProgressCoalescer } from '../../src/dispatch/progress-coalescer.ts'
+import { ProgressCoalescer } from '../../src/dispatch/call/progress-coalescer.ts'
 import type { ToolProgress } from '../../src/registry/types.ts'
 
 test('a burst goes at once; past it the rest of an interval collapse into its latest, sent when it ends', async () => {

@@ -2,7 +2,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { truncateResult } from '../../src/dispatch/truncate.ts'
+import { truncateResult } from '../../src/dispatch/call/truncate.ts'
 
 const EMOJI = '😀' // two UTF-16 code units
 

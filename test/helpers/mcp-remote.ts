@@ -9,7 +9,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { withTimeout } from '../../src/timers.ts'
+import { withTimeout } from '../../src/shared/timers.ts'
 
 /** The package's bin (`npx mcp-remote`). */
 export const MCP_REMOTE = fileURLToPath(new URL('../../node_modules/mcp-remote/dist/proxy.js', import.meta.url))

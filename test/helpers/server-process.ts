@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { withTimeout } from '../../src/timers.ts'
+import { withTimeout } from '../../src/shared/timers.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const SERVER = join(ROOT, 'src', 'server.ts')

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { withTimeout } from '../../src/timers.ts'
+import { withTimeout } from '../../src/shared/timers.ts'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 /** The package's command (`npx tool-gateway`). */

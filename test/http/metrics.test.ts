@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Histogram, Registry } from 'prom-client'
 import { createMetrics } from '../../src/http/metrics.ts'
-import type { DispatchOutcome, DispatchStatus } from '../../src/dispatch/outcome.ts'
+import type { DispatchOutcome, DispatchStatus } from '../../src/dispatch/call/outcome.ts'
 
 function outcome (tool: string, status: DispatchStatus, durationMs: number): DispatchOutcome {
   return { tool, callId: 'call_x', ok: status === 'ok', status, content: '{}', truncated: false, originalLength: 2, durationMs, httpStatus: 200 }

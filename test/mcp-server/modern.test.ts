@@ -190,7 +190,7 @@ test('the same rules as 2025: ?toolsets= narrows list and calls, a foreign Origi
 
   const listening = await fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, ...modernHeaders('subscriptions/listen') }, body: JSON.stringify(modernRequest('subscriptions/listen', { notifications: { toolsListChanged: true } }, REVISION, 'sub-1')) })
   const events = listening.text()
-  const { drainAndClose } = await import('../../src/shutdown.ts')
+  const { drainAndClose } = await import('../../src/entry/shutdown.ts')
   const closing = drainAndClose(app, 5_000)
   const refused = await rawRpc(url, modernRequest('tools/list', {}), modernHeaders('tools/list')).catch(() => undefined)
   // Refused while draining (503), or the port is already closed: never served.

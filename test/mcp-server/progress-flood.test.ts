@@ -3,10 +3,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { TestMcpHttpServer } from '../mcp/helpers/http-server.ts'
-import { until } from '../mcp/helpers/wait.ts'
+import { TestMcpHttpServer } from '../mcp-client/helpers/http-server.ts'
+import { until } from '../mcp-client/helpers/wait.ts'
 import { startGatewayOf } from './helpers/gateways.ts'
-import { PROGRESS_BURST, PROGRESS_INTERVAL_MS } from '../../src/dispatch/progress-coalescer.ts'
+import { PROGRESS_BURST, PROGRESS_INTERVAL_MS } from '../../src/dispatch/call/progress-coalescer.ts'
 
 const REPORTS = 20_000
 

@@ -9,7 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { FILES_KEY, OPERATOR_KEY, WRONG_KEY, startGatewayA, startGatewayB, type GatewayA, type RunningGateway } from './helpers/gateways.ts'
-import { until } from '../mcp/helpers/wait.ts'
+import { until } from '../mcp-client/helpers/wait.ts'
 import { fixtureTool } from '../helpers/tools.ts'
 
 const NOTES = 'first line of the notes\nsecond line\n'

@@ -7,7 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { buildTestApp } from '../helpers/app.ts'
 import { fixtureTool } from '../helpers/tools.ts'
-import { drainAndClose } from '../../src/shutdown.ts'
+import { drainAndClose } from '../../src/entry/shutdown.ts'
 import { initializeMessage, openSession, rawRpc, MCP_HEADERS } from './raw.ts'
 
 type TestContext = Parameters<typeof buildTestApp>[0]

@@ -7,9 +7,9 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { ModernMcpHttpServer } from '../mcp/helpers/modern-http-server.ts'
-import { TestMcpHttpServer, type TestTool } from '../mcp/helpers/http-server.ts'
-import { until } from '../mcp/helpers/wait.ts'
+import { ModernMcpHttpServer } from '../mcp-client/helpers/modern-http-server.ts'
+import { TestMcpHttpServer, type TestTool } from '../mcp-client/helpers/http-server.ts'
+import { until } from '../mcp-client/helpers/wait.ts'
 import { startGatewayOf } from './helpers/gateways.ts'
 
 const first: TestTool = { description: 'There from the start', run: () => ({ content: [{ type: 'text', text: 'first' }] }) }

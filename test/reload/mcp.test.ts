@@ -4,9 +4,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { writeFile } from 'node:fs/promises'
-import { TestMcpHttpServer } from '../mcp/helpers/http-server.ts'
-import { writeTinyServer } from '../mcp/helpers/tiny-server.ts'
-import { until, waitForState } from '../mcp/helpers/wait.ts'
+import { TestMcpHttpServer } from '../mcp-client/helpers/http-server.ts'
+import { writeTinyServer } from '../mcp-client/helpers/tiny-server.ts'
+import { until, waitForState } from '../mcp-client/helpers/wait.ts'
 import { buildReloadApp } from './helpers.ts'
 
 interface TestContext { after: (fn: () => Promise<void> | void) => void }

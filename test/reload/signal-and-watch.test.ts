@@ -6,8 +6,8 @@ import assert from 'node:assert/strict'
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startGatewayProcess } from '../mcp/helpers/gateway-process.ts'
-import { until } from '../mcp/helpers/wait.ts'
+import { startGatewayProcess } from '../mcp-client/helpers/gateway-process.ts'
+import { until } from '../mcp-client/helpers/wait.ts'
 import { buildReloadApp, toolModule } from './helpers.ts'
 
 test('SIGHUP reloads a running server: a tool added to its folder is served, a bad file is refused, the process lives on', async (t) => {

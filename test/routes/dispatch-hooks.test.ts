@@ -3,7 +3,7 @@
 // blocked it and why; transform hooks get the duration; a handler exception names its class.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import type { PostToolCallEvent, TransformToolResultEvent } from '../../src/dispatch/hooks.ts'
+import type { PostToolCallEvent, TransformToolResultEvent } from '../../src/dispatch/call/hooks.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { fixtureTool } from '../helpers/tools.ts'
 

@@ -7,7 +7,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { buildTestApp } from '../helpers/app.ts'
 import { fixtureTool } from '../helpers/tools.ts'
 import { toolResult } from '../../src/registry/tool-result.ts'
-import { dropOptionalNulls } from '../../src/dispatch/optional-nulls.ts'
+import { dropOptionalNulls } from '../../src/json-schema/optional-nulls.ts'
 
 test('read_file with {"offset": null, "limit": null} reads from the start; a null path is still invalid', async (t) => {
   const { app } = await buildTestApp(t, {}, { builtins: true })

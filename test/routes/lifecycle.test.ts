@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Agent, request as httpRequest } from 'node:http'
-import { drainAndClose } from '../../src/shutdown.ts'
+import { drainAndClose } from '../../src/entry/shutdown.ts'
 import { toolResult } from '../../src/registry/tool-result.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { fixtureTool } from '../helpers/tools.ts'

@@ -2,7 +2,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import type { ToolOrigin } from '../../src/registry/types.ts'
-import { UnknownToolsetError } from '../../src/errors.ts'
+import { UnknownToolsetError } from '../../src/shared/errors.ts'
 import { ToolsetCatalog } from '../../src/toolsets/catalog.ts'
 
 function add (registry: ToolRegistry, name: string, toolset: string, origin?: ToolOrigin): void {

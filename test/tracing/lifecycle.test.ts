@@ -8,14 +8,14 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SpanStatusCode } from '@opentelemetry/api'
-import { buildApp } from '../../src/app.ts'
+import { buildApp } from '../../src/app/app.ts'
 import { loadConfig } from '../../src/config/load.ts'
-import { createLogger } from '../../src/logger.ts'
+import { createLogger } from '../../src/app/logger.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { captureLogger } from '../helpers/logger.ts'
 import { fixtureTool } from '../helpers/tools.ts'
 import { memoryTracer } from '../helpers/tracing.ts'
-import { until } from '../mcp/helpers/wait.ts'
+import { until } from '../mcp-client/helpers/wait.ts'
 
 test('a client that goes away mid-call: the request span ends in ERROR, the call span as cancelled', async (t) => {
   const memory = memoryTracer()

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace'
 import { buildTestApp } from '../helpers/app.ts'
 import { CALLER_TRACE_ID, CALLER_TRACEPARENT, memoryTracer, type MemoryTracer } from '../helpers/tracing.ts'
-import { TestMcpHttpServer } from '../mcp/helpers/http-server.ts'
+import { TestMcpHttpServer } from '../mcp-client/helpers/http-server.ts'
 
 /** The traceparent a request made by the call of that span carries. */
 function traceparentOf (span: ReadableSpan): string {

@@ -2,12 +2,11 @@
 // DefinitionsBuilder builds and caches) into each of them. A conversion that cannot be faithful
 // leaves the tool out; `leftOutOf` says which variants leave a tool out and why, for /tools.
 import type { ToolEntry } from '../../registry/types.ts'
-import { BadRequestError } from '../../errors.ts'
-import { mcpToolOf } from '../../mcp-server/tool-listing.ts'
-import { SEARCH_TOOL_NAME } from '../../search/search-tool.ts'
-import type { OpenAIFunctionTool } from '../definitions.ts'
+import { BadRequestError } from '../../shared/errors.ts'
+import { mcpToolOf } from './mcp.ts'
+import { SEARCH_TOOL_NAME } from '../../registry/types.ts'
 import { geminiParameters } from './gemini.ts'
-import type { AnthropicTool, ChatTool, FormattedTool, GeminiDeclaration, ResponsesTool } from './shapes.ts'
+import type { AnthropicTool, ChatTool, FormattedTool, GeminiDeclaration, OpenAIFunctionTool, ResponsesTool } from './shapes.ts'
 import { strictParameters } from './strict.ts'
 
 export const FORMATS = ['chat', 'responses', 'anthropic', 'gemini', 'mcp'] as const

@@ -7,7 +7,7 @@
 // schema. What Gemini cannot say at all (a value of any type, a tuple, a non-string enum, allOf,
 // an object without properties) is refused with the place and the reason, never guessed.
 import type { JsonSchema } from '../../registry/types.ts'
-import { isRecord } from '../../objects.ts'
+import { isRecord } from '../../shared/objects.ts'
 import { attempt, childPath, localTarget, own, SchemaNotExpressible, typeNames, type Rewrite } from './unexpressible.ts'
 
 export type GeminiType = 'STRING' | 'NUMBER' | 'INTEGER' | 'BOOLEAN' | 'ARRAY' | 'OBJECT'

@@ -44,3 +44,9 @@ export type FormattedTool = ChatTool | ResponsesTool | AnthropicTool | GeminiDec
 export function formattedToolName (tool: FormattedTool): string {
   return 'function' in tool ? tool.function.name : tool.name
 }
+
+/** The default format: an OpenAI Chat Completions function tool. */
+export interface OpenAIFunctionTool {
+  type: 'function'
+  function: { name: string, description: string, parameters: JsonSchema }
+}

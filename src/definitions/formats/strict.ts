@@ -1,13 +1,13 @@
 // OpenAI strict mode (Structured Outputs for function calling) accepts a subset of JSON Schema and
 // makes the model's arguments match it exactly. This rewrites a tool's parameters to that subset:
 // every property required, the ones that were optional made nullable (dispatch drops their nulls
-// again, src/dispatch/optional-nulls.ts), `additionalProperties: false` on every object, and only
+// again, src/json-schema/optional-nulls.ts), `additionalProperties: false` on every object, and only
 // the keywords strict mode supports kept. Dropping a constraint (minLength, `not`, ...) only
 // loosens what the model is held to: the gateway still validates every call against the original
 // schema. What would change the meaning (an open-ended object, allOf, a value of any type) is
 // refused instead, with the place and the reason.
 import type { JsonSchema } from '../../registry/types.ts'
-import { isRecord } from '../../objects.ts'
+import { isRecord } from '../../shared/objects.ts'
 import { allowsNull, attempt, childPath, own, SchemaNotExpressible, typeNames, type Rewrite } from './unexpressible.ts'
 
 /** Keywords strict mode supports, other than the structural ones rewritten below. */

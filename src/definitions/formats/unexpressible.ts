@@ -1,7 +1,7 @@
 // Shared by the schema rewrites (strict, Gemini): how a rewrite refuses a schema it cannot express
 // faithfully, and small readers of JSON Schema nodes. A refusal names the place (a JSON pointer into
 // the parameters) and the reason, so /tools can tell an operator exactly why a tool is left out.
-import { isRecord } from '../../objects.ts'
+import { isRecord } from '../../shared/objects.ts'
 
 /** Thrown by a rewrite: this schema has no faithful form in the target dialect. */
 export class SchemaNotExpressible extends Error {

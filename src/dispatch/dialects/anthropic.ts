@@ -4,8 +4,8 @@
 // tool_result: the text's note says where each sound is fetched.
 import { Type, type Static } from 'typebox'
 import { foundToolNames, SEARCH_TOOL_NAME } from '../../search/search-tool.ts'
-import { MEDIA_MIME_TYPES } from '../media.ts'
-import { isRecord } from '../../objects.ts'
+import { MEDIA_MIME_TYPES } from '../call/media.ts'
+import { isRecord } from '../../shared/objects.ts'
 import { callChecker, checkedCalls, imagesOf, ParallelFlags, type Dialect } from './dialect.ts'
 
 export const AnthropicToolUse = Type.Object({

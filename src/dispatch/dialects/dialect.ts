@@ -2,8 +2,8 @@
 // how an outcome is answered in kind. The table of dialects and the detection are in index.ts.
 import { Ajv, type ValidateFunction } from 'ajv'
 import { Type, type TSchema } from 'typebox'
-import { BadRequestError } from '../../errors.ts'
-import type { DispatchOutcome } from '../outcome.ts'
+import { BadRequestError } from '../../shared/errors.ts'
+import type { DispatchOutcome } from '../call/outcome.ts'
 import type { ToolMedia } from '../../registry/types.ts'
 
 /** One tool call of a batch, whatever dialect it came in. */

@@ -3,8 +3,8 @@
 // {"error": message}, the two keys its documentation gives for output and error details. Images and
 // sounds a tool returned go beside it as the FunctionResponse's `parts`, each with `inlineData`.
 import { Type, type Static } from 'typebox'
-import type { DispatchOutcome } from '../outcome.ts'
-import { isRecord } from '../../objects.ts'
+import type { DispatchOutcome } from '../call/outcome.ts'
+import { isRecord } from '../../shared/objects.ts'
 import { callChecker, checkedCalls, ParallelFlags, type Dialect } from './dialect.ts'
 
 export const GeminiFunctionCallPart = Type.Object({

@@ -1,11 +1,11 @@
 // The batch dialects in one table, and the detection of a body's dialect from its shape: explicit
 // and unambiguous, so a body mixing dialects or matching none is refused naming the accepted shapes.
 import { Type } from 'typebox'
-import type { DispatchOutcome } from '../outcome.ts'
-import { BadRequestError } from '../../errors.ts'
+import type { DispatchOutcome } from '../call/outcome.ts'
+import { BadRequestError } from '../../shared/errors.ts'
 import { anthropic, AnthropicAnswer, AnthropicBody } from './anthropic.ts'
 import { chat, ChatAnswer, ChatBody } from './chat.ts'
-import { isRecord } from '../../objects.ts'
+import { isRecord } from '../../shared/objects.ts'
 import { type AnswerOptions, type BatchCall, type Dialect } from './dialect.ts'
 import { gemini, GeminiAnswer, GeminiBody } from './gemini.ts'
 import { responses, ResponsesAnswer, ResponsesBody } from './responses.ts'

@@ -3,7 +3,7 @@
 // answers `output` as a list: its text as `input_text`, then each image as `input_image` (a data
 // URL). The Responses API takes no audio there: the text's note says where each sound is fetched.
 import { Type, type Static } from 'typebox'
-import { isRecord } from '../../objects.ts'
+import { isRecord } from '../../shared/objects.ts'
 import { callChecker, checkedCalls, imagesOf, ParallelFlags, type Dialect } from './dialect.ts'
 
 export const ResponsesFunctionCall = Type.Object({

@@ -1,9 +1,9 @@
 // Coerces the model's imprecise argument types towards the tool's schema before validation.
-import { coerceArguments } from '../coerce.ts'
-import { dropOptionalNulls } from '../optional-nulls.ts'
-import { entryOf, type Step } from '../pipeline.ts'
-import { convertsValidStrings } from '../schema-types.ts'
-import { argumentsValid } from '../validate.ts'
+import { coerceArguments } from '../../json-schema/coerce.ts'
+import { dropOptionalNulls } from '../../json-schema/optional-nulls.ts'
+import { entryOf, type Step } from '../call/pipeline.ts'
+import { convertsValidStrings } from '../../json-schema/schema-types.ts'
+import { argumentsValid } from '../../json-schema/validate.ts'
 
 export const coerceStep: Step = async function coerce (call, next) {
   const entry = entryOf(call)

@@ -1,9 +1,9 @@
 // The three hook points of a call as pipeline steps: veto before, observe and transform after, and
 // the observation of calls refused before any tool (unknown or unavailable), so that an audit log
 // or a policy sees every call. Pre hooks do not run for those: there is nothing left to veto.
-import type { HookRegistry, PostToolCallEvent } from '../hooks.ts'
-import type { CallState, Step } from '../pipeline.ts'
-import { CALL_STATUSES, errorCodeOf, errorMessageOf, failed, type CallStatus, type DispatchStatus, type StepResult } from '../outcome.ts'
+import type { HookRegistry, PostToolCallEvent } from '../call/hooks.ts'
+import type { CallState, Step } from '../call/pipeline.ts'
+import { CALL_STATUSES, errorCodeOf, errorMessageOf, failed, type CallStatus, type DispatchStatus, type StepResult } from '../call/outcome.ts'
 import { parseArguments } from './parse-arguments.ts'
 
 function baseEvent (call: CallState) {

@@ -5,16 +5,16 @@
 import { isErrorResult } from '../../registry/tool-result.ts'
 import type { Logger } from 'pino'
 import type { CallerIdentity, MediaResult, ResultPage, ToolContext, ToolEntry, ToolProgress } from '../../registry/types.ts'
-import { checkMedia, DEFAULT_MAX_MEDIA_BYTES, isMediaResult } from '../media.ts'
+import { checkMedia, DEFAULT_MAX_MEDIA_BYTES, isMediaResult } from '../call/media.ts'
 import { pageOf } from '../../results/read.ts'
 import type { ResultStore } from '../../results/result-store.ts'
-import type { RunningCalls } from '../running-calls.ts'
-import { entryOf, type CallState, type Step } from '../pipeline.ts'
-import { failed, type StepResult } from '../outcome.ts'
-import { MAX_TIMER_MS } from '../../timers.ts'
-import { clipText } from '../error-text.ts'
+import type { RunningCalls } from '../call/running-calls.ts'
+import { entryOf, type CallState, type Step } from '../call/pipeline.ts'
+import { failed, type StepResult } from '../call/outcome.ts'
+import { MAX_TIMER_MS } from '../../shared/timers.ts'
+import { clipText } from '../../shared/clip-text.ts'
 import type { TraceHeaders } from '../../tracing/tracer.ts'
-import { ProgressCoalescer } from '../progress-coalescer.ts'
+import { ProgressCoalescer } from '../call/progress-coalescer.ts'
 
 export interface InvokeOptions {
   /** The deadline for this call in ms. */

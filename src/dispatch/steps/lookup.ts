@@ -1,8 +1,8 @@
 // First step: find the tool in one registry snapshot and refuse it when its availability check fails.
 import type { AvailabilityChecker } from '../../availability/checker.ts'
 import type { RegistrySnapshot } from '../../registry/types.ts'
-import { failed } from '../outcome.ts'
-import type { Step } from '../pipeline.ts'
+import { failed } from '../call/outcome.ts'
+import type { Step } from '../call/pipeline.ts'
 
 export function lookupStep (snapshot: () => RegistrySnapshot, availability: AvailabilityChecker): Step {
   return async function lookup (call, next) {

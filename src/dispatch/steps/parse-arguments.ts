@@ -3,9 +3,9 @@
 // string inside a body, a --stdio message, a plugin's call): such a key reaches a handler as an own
 // key whose meaning depends on how the handler copies objects, so the call is refused, naming it.
 import secureJson from 'secure-json-parse'
-import { failed } from '../outcome.ts'
-import type { Step } from '../pipeline.ts'
-import { FORBIDDEN_JSON_KEYS as FORBIDDEN_KEYS, isRecord } from '../../objects.ts'
+import { failed } from '../call/outcome.ts'
+import type { Step } from '../call/pipeline.ts'
+import { FORBIDDEN_JSON_KEYS as FORBIDDEN_KEYS, isRecord } from '../../shared/objects.ts'
 
 function describeType (value: unknown): string {
   if (value === null) return 'null'

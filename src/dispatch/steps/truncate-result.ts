@@ -4,10 +4,10 @@
 // may call it; else GET /results/:id, for the agent's own code). A result with media is kept
 // whether cut or not, so that every answer can say where its images and sounds are fetched.
 import type { ResultStore } from '../../results/result-store.ts'
-import { entryOf, type CallState, type Step } from '../pipeline.ts'
-import type { StepResult } from '../outcome.ts'
-import { mediaNote } from '../media.ts'
-import { truncateResult, type KeptAs } from '../truncate.ts'
+import { entryOf, type CallState, type Step } from '../call/pipeline.ts'
+import type { StepResult } from '../call/outcome.ts'
+import { mediaNote } from '../call/media.ts'
+import { truncateResult, type KeptAs } from '../call/truncate.ts'
 
 export interface KeepCutResults {
   store: ResultStore

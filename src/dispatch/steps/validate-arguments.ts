@@ -1,7 +1,7 @@
 // Validates the coerced arguments; the error names every failing path so the model can correct itself.
-import { failed } from '../outcome.ts'
-import { entryOf, type Step } from '../pipeline.ts'
-import { validateArguments } from '../validate.ts'
+import { failed } from '../call/outcome.ts'
+import { entryOf, type Step } from '../call/pipeline.ts'
+import { validateArguments } from '../../json-schema/validate.ts'
 
 export const validateStep: Step = async function validate (call, next) {
   const entry = entryOf(call)

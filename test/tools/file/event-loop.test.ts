@@ -3,7 +3,7 @@
 // fails, timers keep firing (the event loop is never blocked long) and the call's deadline holds.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { DispatchOutcome } from '../../../src/dispatch/outcome.ts'
+import type { DispatchOutcome } from '../../../src/dispatch/call/outcome.ts'
 import { fileFixture, withLimits } from './setup.ts'
 
 // Generous: a loaded machine may delay a timer, but not by this much; the unfixed code blocks for seconds.

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { drainAndClose } from '../../../src/shutdown.ts'
+import { drainAndClose } from '../../../src/entry/shutdown.ts'
 import { buildTestApp } from '../../helpers/app.ts'
 
 // 200 000 nested <b> (600 KB): parsing alone grows with the square of the depth (330 000 took 34 s).

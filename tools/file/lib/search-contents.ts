@@ -19,7 +19,7 @@ import { FILE_LIMITS } from './limits.ts'
 import { matchTexts, type Killed } from './regex-pool.ts'
 import type { FileMatches, TextsReply } from './regex-thread.ts'
 import type { SearchProgress } from './search-progress.ts'
-import type { SearchRequest } from './search.ts'
+import type { SearchRequest } from './search-types.ts'
 import type { WalkedFile } from './walk.ts'
 
 export type Hits = AsyncGenerator<{ file: WalkedFile, hit: boolean }>

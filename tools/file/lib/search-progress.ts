@@ -1,7 +1,7 @@
 // What one search_files run has found so far and what stops it: the page of results (those before
 // the page are counted, one after it tells that more exist), the deadline, the caller's signal.
 import { FILE_LIMITS } from './limits.ts'
-import type { SearchItem, SearchOutcome } from './search.ts'
+import type { SearchItem, SearchOutcome } from './search-types.ts'
 import { newWalkCounters } from './walk.ts'
 
 export class SearchProgress {

@@ -1,0 +1,155 @@
+// The dispatch contract, in one place: the statuses a call ends with, the envelope every dispatch
+// answers (one TypeBox schema for validation, serialisation, types and the OpenAPI document), the
+// error code and HTTP status of each failure (from the error registry), and the one builder of
+// envelopes, used by the dispatcher and by the HTTP error handler alike.
+import { Type, type Static } from 'typebox'
+import {
+  BadRequestError, BlockedError, BodyTooLargeError, CancelledError, InternalError, InvalidArgumentsError, NotFoundError,
+  OverloadedError, RateLimitedError, TimeoutError, ToolFailedError, ToolNotFoundError, ToolUnavailableError,
+  UnauthorizedError, UnknownToolsetError, UnsupportedMediaTypeError
+} from '../../shared/errors.ts'
+import { toolError } from '../../registry/tool-result.ts'
+import type { ToolMedia } from '../../registry/types.ts'
+import type { CarriedMedia } from './media.ts'
+
+/** How a call that reached its tool ended: what post_tool_call hooks observe. */
+export const CALL_STATUSES = ['ok', 'error', 'blocked', 'timeout', 'cancelled', 'invalid'] as const
+/** Every status of a dispatch: a call can also end before any tool, unknown or unavailable. */
+export const DISPATCH_STATUSES = [...CALL_STATUSES, 'unavailable', 'not_found'] as const
+
+export type CallStatus = typeof CALL_STATUSES[number]
+export type DispatchStatus = typeof DISPATCH_STATUSES[number]
+export type FailedStatus = Exclude<DispatchStatus, 'ok'>
+
+interface ErrorClass { readonly code: string, readonly statusCode: number }
+
+/** Each failed status, as the error code and HTTP status the contract gives it (API.md). */
+const FAILURES: Readonly<Record<FailedStatus, ErrorClass>> = {
+  error: ToolFailedError,
+  invalid: InvalidArgumentsError,
+  blocked: BlockedError,
+  not_found: ToolNotFoundError,
+  unavailable: ToolUnavailableError,
+  timeout: TimeoutError,
+  cancelled: CancelledError
+}
+
+/**
+ * The status an envelope reports for an error raised around the call rather than by it (auth, rate
+ * limit, draining, a bad body), by that error's code. The dispatch failures map to their own status.
+ */
+const STATUS_OF_CODE: ReadonlyMap<string, FailedStatus> = new Map<string, FailedStatus>([
+  ...Object.entries(FAILURES).map(([status, error]) => [error.code, status as FailedStatus] as const),
+  [UnauthorizedError.code, 'blocked'],
+  [NotFoundError.code, 'not_found'],
+  [RateLimitedError.code, 'unavailable'],
+  [OverloadedError.code, 'unavailable'],
+  [InternalError.code, 'error'],
+  [BadRequestError.code, 'invalid'],
+  [BodyTooLargeError.code, 'invalid'],
+  [UnsupportedMediaTypeError.code, 'invalid'],
+  [UnknownToolsetError.code, 'invalid']
+])
+
+export const Envelope = Type.Object({
+  tool: Type.String({ description: 'The tool name the caller asked for.' }),
+  callId: Type.String({ description: 'X-Tool-Call-Id, or one the gateway made up.' }),
+  ok: Type.Boolean({ description: 'True only when the tool ran and reported success.' }),
+  status: Type.Enum([...DISPATCH_STATUSES], { description: 'What happened to the call.' }),
+  content: Type.String({ description: 'The exact string for the tool message to the model, also on errors ({"error": "..."}).' }),
+  truncated: Type.Boolean({ description: 'Whether content was cut to the result size cap.' }),
+  originalLength: Type.Integer({ description: 'Length of the result before truncation, in UTF-16 code units.' }),
+  resultId: Type.Optional(Type.String({ description: 'When content was cut, or the result carries media, and the result is kept: its id for GET /results/:id (and the read_result tool) and GET /results/:id/media/:n, for the same API key, for a limited time.' })),
+  media: Type.Optional(Type.Array(Type.Object({
+    kind: Type.Enum(['image', 'audio'], { description: 'What the item is.' }),
+    mimeType: Type.String({ description: 'Its type, e.g. image/png.' }),
+    bytes: Type.Integer({ description: 'Its size in bytes.' }),
+    url: Type.Optional(Type.String({ description: 'Where its bytes are fetched (GET, same API key), while the result is kept; absent when it was not kept.' }))
+  }, { description: 'An image or a sound the tool returned.' }), { description: 'Present only when the tool returned images or audio (content carries a note naming each).' })),
+  durationMs: Type.Integer({ description: 'Time spent in the gateway on this call, in ms.' }),
+  error: Type.Optional(Type.Object({
+    code: Type.String({ description: 'GW_ERR_* code of the failure.' }),
+    message: Type.String({ description: 'Why the call failed.' })
+  }, { description: 'Present only when ok is false.' }))
+}, { $id: 'Envelope', description: 'The answer to every dispatch, success or not.' })
+
+/** What a dispatch returns: the envelope, plus the HTTP status the contract gives it (never serialised). */
+export type DispatchOutcome = Static<typeof Envelope> & {
+  httpStatus: number
+  /** The media with their data, for the answers that carry them inline (dialects, MCP); never in the envelope. */
+  inlineMedia?: readonly ToolMedia[]
+}
+
+/** What the steps of the pipeline pass back up before the outcome is built. */
+export interface StepResult {
+  status: DispatchStatus
+  content: string
+  /** Why it failed, for `error.message` (content carries the model's copy). */
+  message?: string
+  truncated?: boolean
+  originalLength?: number
+  /** Where the full text of a cut result is kept (result store). */
+  resultId?: string
+  /** The images and sounds of a successful result, checked (src/dispatch/call/media.ts). */
+  media?: CarriedMedia[]
+  /** The owner of the pre_tool_call hook that blocked the call (for post_tool_call; never serialised). */
+  blockedBy?: string
+  /** A finer kind of failure than the status's code, for post_tool_call's error_type (never serialised). */
+  errorType?: string
+}
+
+/**
+ * A failed step: the model reads `{"error": message}` (with `fields` beside it), and the
+ * envelope's error says the same.
+ */
+export function failed (status: FailedStatus, message: string, fields?: Record<string, unknown>): StepResult {
+  return { status, content: toolError(message, fields), message }
+}
+
+/** The GW_ERR_* code a failed status carries (what post_tool_call hooks get as error_type by default). */
+export function errorCodeOf (status: FailedStatus): string {
+  return FAILURES[status].code
+}
+
+/** The envelope status for an error raised around a call, by its code (else by its HTTP status). */
+export function statusOfError (code: string, httpStatus: number): FailedStatus {
+  return STATUS_OF_CODE.get(code) ?? (httpStatus >= 500 ? 'error' : 'invalid')
+}
+
+/**
+ * The one envelope builder. A failed result takes the error code and HTTP status of its status,
+ * unless `raised` names the error that ended the call around it (then its own code and status).
+ */
+export function buildOutcome (tool: string, callId: string, result: StepResult, durationMs: number, raised?: ErrorClass): DispatchOutcome {
+  const outcome: DispatchOutcome = {
+    tool,
+    callId,
+    ok: result.status === 'ok',
+    status: result.status,
+    content: result.content,
+    truncated: result.truncated ?? false,
+    originalLength: result.originalLength ?? result.content.length,
+    durationMs,
+    httpStatus: 200
+  }
+  if (result.resultId !== undefined) outcome.resultId = result.resultId
+  if (result.media !== undefined) {
+    outcome.media = result.media.map(({ kind, mimeType, bytes, url }) => url === undefined ? { kind, mimeType, bytes } : { kind, mimeType, bytes, url })
+    outcome.inlineMedia = result.media
+  }
+  if (result.status !== 'ok') {
+    const failure = raised ?? FAILURES[result.status]
+    outcome.error = { code: failure.code, message: result.message ?? errorMessageOf(result.content) }
+    outcome.httpStatus = failure.statusCode
+  }
+  return outcome
+}
+
+/** The `error` field of a `{"error": ...}` result, or the content itself. */
+export function errorMessageOf (content: string): string {
+  try {
+    const parsed = JSON.parse(content) as { error?: unknown }
+    if (typeof parsed?.error === 'string') return parsed.error
+  } catch {}
+  return Array.from(content).slice(0, 2000).join('')
+}

@@ -1,0 +1,111 @@
+// Imports run one way (docs/architecture.md): no file imports, even for a type, a file that
+// imports it back, and no folder of src/ depends on a folder that depends on it. Read from the
+// sources with oxc-parser (static imports, re-exports and dynamic imports alike); a cycle found is
+// named, file by file, so the fix is where the test points.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { globSync, readFileSync } from 'node:fs'
+import { dirname, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseSync } from 'oxc-parser'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+type Graph = Map<string, Set<string>>
+
+/** The relative imports of every module of src/, routes/ and tools/, as paths from the root. */
+function importGraph (): Graph {
+  const files = globSync(['src/**/*.ts', 'routes/**/*.ts', 'tools/**/*.ts'], { cwd: ROOT }).filter((file) => !file.endsWith('.d.ts')).sort()
+  const graph: Graph = new Map()
+  for (const file of files) {
+    const source = readFileSync(resolve(ROOT, file), 'utf8')
+    const { module } = parseSync(file, source, { sourceType: 'module' })
+    const targets = new Set<string>()
+    const add = (specifier: string): void => {
+      if (specifier.startsWith('.')) targets.add(relative(ROOT, resolve(ROOT, dirname(file), specifier.split('?')[0])))
+    }
+    for (const entry of module.staticImports) add(entry.moduleRequest.value)
+    for (const entry of module.staticExports) for (const part of entry.entries) if (part.moduleRequest !== null) add(part.moduleRequest.value)
+    for (const entry of module.dynamicImports) {
+      const literal = /^(['"])(.*)\1$/.exec(source.slice(entry.moduleRequest.start, entry.moduleRequest.end))
+      if (literal !== null) add(literal[2])
+    }
+    graph.set(file, targets)
+  }
+  return graph
+}
+
+/** The strongly connected components with more than one member: each is a cycle (or several). */
+function cycles (graph: Graph): string[][] {
+  let next = 0
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const found: string[][] = []
+  const visit = (node: string): void => {
+    index.set(node, next)
+    low.set(node, next++)
+    stack.push(node)
+    onStack.add(node)
+    for (const target of graph.get(node) ?? []) {
+      if (!graph.has(target)) continue
+      if (!index.has(target)) {
+        visit(target)
+        low.set(node, Math.min(low.get(node)!, low.get(target)!))
+      } else if (onStack.has(target)) {
+        low.set(node, Math.min(low.get(node)!, index.get(target)!))
+      }
+    }
+    if (low.get(node) !== index.get(node)) return
+    const component: string[] = []
+    let member: string
+    do {
+      member = stack.pop()!
+      onStack.delete(member)
+      component.push(member)
+    } while (member !== node)
+    if (component.length > 1) found.push(component.sort())
+  }
+  for (const node of graph.keys()) if (!index.has(node)) visit(node)
+  return found
+}
+
+/** The imports between the members of a cycle, to say where it runs. */
+function edgesWithin (graph: Graph, members: string[], of: (file: string) => string = (file) => file): string[] {
+  const inside = new Set(members)
+  const lines: string[] = []
+  for (const [from, targets] of graph) {
+    for (const to of targets) {
+      if (of(from) !== of(to) && inside.has(of(from)) && inside.has(of(to))) lines.push(`${of(from)} -> ${of(to)} (${from} imports ${to})`)
+    }
+  }
+  return lines.sort()
+}
+
+test('no file imports a file that imports it back (type imports included)', () => {
+  const graph = importGraph()
+  assert.ok(graph.size > 200, `the sources were read (${graph.size} modules)`)
+  const found = cycles(graph)
+  assert.deepEqual(found.map((members) => edgesWithin(graph, members)), [], 'import cycles between files')
+})
+
+test('the folders of src/ depend on each other one way', () => {
+  const graph = importGraph()
+  const folderOf = (file: string): string => dirname(file)
+  const folders: Graph = new Map()
+  for (const [from, targets] of graph) {
+    if (!from.startsWith('src/')) continue
+    const folder = folders.get(folderOf(from)) ?? new Set()
+    folders.set(folderOf(from), folder)
+    for (const to of targets) if (to.startsWith('src/') && folderOf(to) !== folderOf(from)) folder.add(folderOf(to))
+  }
+  const found = cycles(folders)
+  assert.deepEqual(found.map((members) => edgesWithin(graph, members, folderOf)), [], 'import cycles between folders')
+})
+
+test('the test can fail: a cycle is found and named', () => {
+  const graph: Graph = new Map([['a.ts', new Set(['b.ts'])], ['b.ts', new Set(['c.ts'])], ['c.ts', new Set(['a.ts'])], ['d.ts', new Set(['a.ts'])]])
+  assert.deepEqual(cycles(graph), [['a.ts', 'b.ts', 'c.ts']])
+  assert.deepEqual(edgesWithin(graph, ['a.ts', 'b.ts', 'c.ts']), ['a.ts -> b.ts (a.ts imports b.ts)', 'b.ts -> c.ts (b.ts imports c.ts)', 'c.ts -> a.ts (c.ts imports a.ts)'])
+})
