@@ -49,9 +49,8 @@ const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const { name } = request.params
     return await answerOnce(request, reply, `dispatch/${name}`, async (detached) => {
-      const outcome = await calls.start(request, name, request.body, request.headers['x-tool-call-id'], detached)
-      // The Envelope response schema serialises only its own fields, so httpStatus stays internal.
-      return { status: outcome.httpStatus, payload: outcome }
+      const { outcome, httpStatus } = await calls.start(request, name, request.body, request.headers['x-tool-call-id'], detached)
+      return { status: httpStatus, payload: outcome }
     })
   })
 
@@ -73,9 +72,9 @@ const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (batch.calls.length > maxBatchSize) {
       throw new BadRequestError(`a batch holds at most ${maxBatchSize} tool calls (got ${batch.calls.length})`)
     }
-    const outcomes = await mapWithConcurrency(batch.calls, batch.sequential ? 1 : batchConcurrency, async (call) =>
+    const answers = await mapWithConcurrency(batch.calls, batch.sequential ? 1 : batchConcurrency, async (call) =>
       await calls.start(request, call.name, call.args, call.id, detached))
-    return { status: 200, payload: answerBatch(batch, outcomes) }
+    return { status: 200, payload: answerBatch(batch, answers) }
   }))
 }
 

@@ -48,7 +48,7 @@ const ROUTES_DIR = join(import.meta.dirname, '..', '..', 'routes')
 
 export interface BuildAppOptions {
   logger?: Logger
-  /** A gateway built beforehand (tests register fixtures into it); default: one from config. */
+  /** A gateway built beforehand (tests register fixtures into it), with its tracer; default: one from config. */
   gateway?: Gateway
   /** Where API keys named by `env` are read; default process.env. */
   env?: NodeJS.ProcessEnv
@@ -100,10 +100,10 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   // Beyond it new connections are closed on arrival: the process keeps file descriptors for its
   // own work (tools, MCP children, logs) whatever clients do.
   app.server.maxConnections = config.http.maxConnections
-  const gateway = options.gateway ?? createGateway(config, logger, options.env)
+  // A gateway built beforehand brings its own tracer (or none).
+  const gateway = options.gateway ?? createGateway(config, logger, { env: options.env, tracer: options.tracer ?? await startTracing(config.tracing, logger) })
   app.decorate('gateway', gateway)
-  const tracer = options.tracer ?? await startTracing(config.tracing, logger)
-  gateway.dispatcher.tracer = tracer
+  const tracer = gateway.tracer
 
   // First, so that a request's span covers what every later hook does (a refused key included).
   await app.register(tracing, { tracer })

@@ -1,7 +1,7 @@
 // Runs tools' availability probes (checkFn) with a TTL cache, failure grace, in-flight sharing and a deadline.
 import { performance } from 'node:perf_hooks'
 import type { Logger } from 'pino'
-import type { CheckContext, CheckFn, CheckVerdict, ToolEntry } from '../registry/types.ts'
+import type { CheckFn, CheckVerdict, ToolEntry } from '../registry/types.ts'
 import { withTimeout } from '../shared/timers.ts'
 
 export interface Availability {
@@ -20,8 +20,8 @@ export interface AvailabilityCheckerOptions {
   /** Monotonic clock in ms; default `performance.now`. */
   now?: () => number
   logger?: Pick<Logger, 'warn' | 'debug'>
-  /** Handed to every probe as ctx.config. */
-  config?: unknown
+  /** The configuration as it stands, handed to every probe as ctx.config (a reload swaps it). */
+  config?: () => unknown
 }
 
 interface ProbeState {
@@ -72,7 +72,7 @@ export class AvailabilityChecker {
   readonly #probeTimeoutMs: number
   readonly #now: () => number
   readonly #logger?: Pick<Logger, 'warn' | 'debug'>
-  readonly #context: CheckContext
+  readonly #config: () => unknown
   // Keyed by the function itself: tools sharing one probe share its cache and its in-flight run.
   #states = new WeakMap<CheckFn, ProbeState>()
 
@@ -82,7 +82,7 @@ export class AvailabilityChecker {
     this.#probeTimeoutMs = options.probeTimeoutMs ?? 2_000
     this.#now = options.now ?? (() => performance.now())
     this.#logger = options.logger
-    this.#context = Object.freeze({ config: options.config })
+    this.#config = options.config ?? (() => undefined)
   }
 
   /** Runs (or reuses) the probe `fn`; the cache key is the function identity, so a probe shared by several tools runs once. */
@@ -144,7 +144,7 @@ export class AvailabilityChecker {
   #probe (fn: CheckFn): Promise<ProbeOutcome> {
     let answer: Promise<ProbeOutcome>
     try {
-      answer = Promise.resolve(fn(this.#context)).then(
+      answer = Promise.resolve(fn({ config: this.#config() })).then(
         (value) => ({ verdict: normalise(value), faulted: false }),
         (err: unknown) => this.#thrown(fn, err)
       )

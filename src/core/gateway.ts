@@ -19,9 +19,16 @@ import { ResultStore } from '../results/result-store.ts'
 import { registerSearchTool } from '../search/search-tool.ts'
 import { ToolSearch } from '../search/tool-search.ts'
 import { ToolsetCatalog } from '../toolsets/catalog.ts'
+import type { Tracer } from '../tracing/tracer.ts'
 
 export interface Gateway {
+  /**
+   * The configuration as it stands: one object, never edited, that a reload replaces whole (as the
+   * registry replaces its snapshot). Read it where it is used; a call keeps the one it started with.
+   */
   readonly config: GatewayConfig
+  /** Makes `next` the running configuration (a reload, after it has merged what applies live). */
+  replaceConfig: (next: GatewayConfig) => void
   readonly registry: ToolRegistry
   readonly availability: AvailabilityChecker
   readonly catalog: ToolsetCatalog
@@ -35,6 +42,8 @@ export interface Gateway {
   readonly mcp: McpManager
   /** The full text of results cut to their size cap, per caller, for a limited time. */
   readonly results: ResultStore
+  /** Gives each call and request a span; undefined when tracing is off. */
+  readonly tracer: Tracer | undefined
   /** Fires when shutdown gives up waiting: every handler still running is told to stop. */
   readonly shutdownSignal: AbortSignal
   /** Loads tools in order: built-ins, then MCP servers, then plugins. */
@@ -69,17 +78,51 @@ function prepareTools (registry: ToolRegistry, config: GatewayConfig, logger: Lo
   }
 }
 
-/** `env`: where the values of the secret environment variables are read. */
-export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env): Gateway {
+/**
+ * The start-up phases, in order: built-in tools, then MCP servers, then plugins; then each tool's
+ * prepare, in the background.
+ */
+async function loadTools (parts: Pick<Gateway, 'registry' | 'search' | 'availability' | 'mcp' | 'hooks'>, current: () => GatewayConfig, logger: Logger): Promise<{ builtins: DiscoveryReport, plugins: PluginReport }> {
+  const { registry, search, availability, mcp, hooks } = parts
+  const config = current()
+  const builtins = await discoverTools({ dir: [config.toolsDir, ...config.extraToolsDirs], registry, logger: logger.child({ component: 'discovery' }), cacheDir: defaultCacheDir() })
+  if (config.searchTool) registerSearchTool(registry, search, availability)
+  // Servers connect in parallel; readiness waits for each at most its connectTimeoutMs, and a
+  // server that is down keeps reconnecting in the background without holding the others.
+  mcp.start()
+  await mcp.ready()
+  const plugins = await loadPlugins({
+    plugins: config.plugins,
+    baseDir: config.pluginsDir ?? process.cwd(),
+    registry,
+    hooks,
+    logger: logger.child({ component: 'plugins' }),
+    config: current
+  })
+  prepareTools(registry, config, logger)
+  return { builtins, plugins }
+}
+
+export interface GatewayOptions {
+  /** Where the values of the secret environment variables are read; default process.env. */
+  env?: NodeJS.ProcessEnv
+  /** Gives each call a span (src/tracing/start.ts); none: calls are not traced. */
+  tracer?: Tracer
+}
+
+export function createGateway (config: GatewayConfig, logger: Logger, options: GatewayOptions = {}): Gateway {
+  const { env = process.env, tracer } = options
+  let running = config
+  const current = (): GatewayConfig => running
   const registry = new ToolRegistry({ logger: logger.child({ component: 'registry' }) })
-  const availability = new AvailabilityChecker({ ...config.availability, config, logger: logger.child({ component: 'availability' }) })
+  const availability = new AvailabilityChecker({ ...config.availability, config: current, logger: logger.child({ component: 'availability' }) })
   const catalog = new ToolsetCatalog({ custom: config.toolsets })
   const definitions = new DefinitionsBuilder({ registry, availability, logger })
   const search = new ToolSearch(registry)
   const hooks = new HookRegistry()
   const errorContent = new ErrorContentCleaner(secretSettingsOf(config, env))
   const results = new ResultStore(config.results, { open: !isGuarded(config) })
-  const dispatcher = new Dispatcher({ registry, availability, hooks, logger, config, limits: config.dispatch, toolOverrides: config.tools, errorContent, results })
+  const dispatcher = new Dispatcher({ registry, availability, hooks, logger, config: current, errorContent, results, tracer })
   const mcp = new McpManager({ servers: config.mcpServers, registry, logger, tuning: { maxMessageBytes: config.mcp.upstreamMaxMessageBytes } })
   // A server's state decides its tools' availability: drop cached verdicts (and their grace) when
   // it changes, so a crashed server's tools turn unavailable at once, not after a TTL.
@@ -88,7 +131,8 @@ export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJ
   let stopped = false
 
   return {
-    config,
+    get config () { return running },
+    replaceConfig (next) { running = next },
     registry,
     availability,
     catalog,
@@ -99,25 +143,9 @@ export function createGateway (config: GatewayConfig, logger: Logger, env: NodeJ
     errorContent,
     mcp,
     results,
+    tracer,
     shutdownSignal: shutdown.signal,
-    async start () {
-      const builtins = await discoverTools({ dir: [config.toolsDir, ...config.extraToolsDirs], registry, logger: logger.child({ component: 'discovery' }), cacheDir: defaultCacheDir() })
-      if (config.searchTool) registerSearchTool(registry, search, availability)
-      // Servers connect in parallel; readiness waits for each at most its connectTimeoutMs, and a
-      // server that is down keeps reconnecting in the background without holding the others.
-      mcp.start()
-      await mcp.ready()
-      const plugins = await loadPlugins({
-        plugins: config.plugins,
-        baseDir: config.pluginsDir ?? process.cwd(),
-        registry,
-        hooks,
-        logger: logger.child({ component: 'plugins' }),
-        config
-      })
-      prepareTools(registry, config, logger)
-      return { builtins, plugins }
-    },
+    start: async () => await loadTools({ registry, search, availability, mcp, hooks }, current, logger),
     async stop () {
       if (stopped) return
       stopped = true

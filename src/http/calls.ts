@@ -7,7 +7,7 @@ import type { KeyScope } from '../access/key-scope.ts'
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { Cancellation } from '../dispatch/call/cancellation.ts'
-import type { DispatchOutcome } from '../dispatch/call/outcome.ts'
+import type { Dispatched } from '../dispatch/call/outcome.ts'
 import type { DispatchRequest } from '../dispatch/call/pipeline.ts'
 import { ConnectionCancellations } from './connection-cancellations.ts'
 import { numericHeader } from './query.ts'
@@ -36,9 +36,9 @@ export interface Calls {
    * Runs one tool call for a REST `request`; rejects only on a bad per-call header. `detached`: the
    * call is not cancelled when the client goes away (a call made with an Idempotency-Key).
    */
-  start: (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, detached?: boolean) => Promise<DispatchOutcome>
+  start: (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, detached?: boolean) => Promise<Dispatched>
   /** Runs one tool call for a caller that is not an HTTP request of its own (MCP, over /mcp or stdio). */
-  run: (caller: Caller, name: string, args: unknown, extras?: CallExtras) => Promise<DispatchOutcome>
+  run: (caller: Caller, name: string, args: unknown, extras?: CallExtras) => Promise<Dispatched>
   /** What cancels the calls of `request`'s connection: the client going away, or shutdown giving up. */
   cancellationOf: (request: FastifyRequest) => Cancellation
 }
@@ -79,20 +79,20 @@ export default fp(async function calls (app) {
   const cancellations = new ConnectionCancellations(gateway.shutdownSignal)
 
   /** Counts the call in, runs it, and counts it out (no outcome: the dispatcher failed, which it never should). */
-  async function launch (call: DispatchRequest): Promise<DispatchOutcome> {
+  async function launch (call: DispatchRequest): Promise<Dispatched> {
     lifecycle.enter()
     metrics.callStarted()
-    let outcome: DispatchOutcome | undefined
+    let answer: Dispatched | undefined
     try {
-      outcome = await gateway.dispatcher.dispatch(call)
-      return outcome
+      answer = await gateway.dispatcher.dispatch(call)
+      return answer
     } finally {
-      metrics.callEnded(outcome)
+      metrics.callEnded(answer?.outcome)
       lifecycle.leave()
     }
   }
 
-  async function start (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, detached = false): Promise<DispatchOutcome> {
+  async function start (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, detached = false): Promise<Dispatched> {
     const { headers, scope } = request
     // Read before the call is counted in: a bad header throws here.
     const timeoutMs = numericHeader(headers, 'x-tool-timeout-ms')
@@ -116,6 +116,6 @@ export default fp(async function calls (app) {
 
   const cancellationOf = (request: FastifyRequest): Cancellation => cancellations.of(request.raw.socket)
 
-  const run = async (caller: Caller, name: string, args: unknown, extras?: CallExtras): Promise<DispatchOutcome> => await launch(callOf(caller, name, args, extras))
+  const run = async (caller: Caller, name: string, args: unknown, extras?: CallExtras): Promise<Dispatched> => await launch(callOf(caller, name, args, extras))
   app.decorate('calls', { start, run, cancellationOf })
 }, { name: 'calls', dependencies: ['lifecycle', 'metrics', 'access', 'tracing'] })

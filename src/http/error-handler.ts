@@ -62,8 +62,7 @@ function sendRefusal (request: FastifyRequest, reply: FastifyReply, failure: Ref
   if (request.routeOptions.config?.envelope) {
     const tool = (request.params as { name?: string } | undefined)?.name ?? ''
     const callId = String(request.headers['x-tool-call-id'] ?? '')
-    const { httpStatus: _internal, ...envelope } = buildOutcome(tool, callId, failed(statusOfError(failure.code, failure.statusCode), failure.message), 0, failure)
-    return reply.send(envelope)
+    return reply.send(buildOutcome(tool, callId, failed(statusOfError(failure.code, failure.statusCode), failure.message), 0, failure))
   }
   if (request.routeOptions.config?.jsonRpc) {
     // -32000 is the implementation-defined server error MCP's own transports answer with; the

@@ -4,7 +4,7 @@
 // the protocol's error, as the MCP specification asks for unknown tools. Images and sounds a tool
 // returned follow the text as ImageContent and AudioContent items.
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server'
-import type { DispatchOutcome } from '../dispatch/call/outcome.ts'
+import type { Dispatched, DispatchOutcome } from '../dispatch/call/outcome.ts'
 
 /** The `_meta` key under which the envelope's status fields travel, for clients that want them. */
 export const OUTCOME_META_KEY = 'tool-gateway/outcome'
@@ -32,7 +32,7 @@ function outcomeMeta (outcome: DispatchOutcome): CallToolResult['_meta'] {
   }
 }
 
-export function callResultOf (outcome: DispatchOutcome): CallToolResult {
+export function callResultOf ({ outcome, inlineMedia }: Dispatched): CallToolResult {
   if (outcome.status === 'not_found') {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, outcome.error?.message ?? `Unknown tool: ${outcome.tool}`)
   }
@@ -40,7 +40,7 @@ export function callResultOf (outcome: DispatchOutcome): CallToolResult {
   return {
     content: [
       { type: 'text', text: outcome.content },
-      ...(outcome.inlineMedia ?? []).map(({ kind, mimeType, data }) => ({ type: kind, mimeType, data }))
+      ...(inlineMedia ?? []).map(({ kind, mimeType, data }) => ({ type: kind, mimeType, data }))
     ],
     isError: !outcome.ok,
     ...(meta === undefined ? {} : { _meta: meta })

@@ -75,13 +75,13 @@ export async function callTool (app: FastifyInstance, caller: Caller, call: Tool
   const selected = selection.toolsets === undefined && selection.disabled === undefined
     ? undefined
     : new Set(scope.select(selection.toolsets, selection.disabled))
-  const outcome = await app.calls.run(caller, call.name, call.arguments ?? {}, {
+  const answer = await app.calls.run(caller, call.name, call.arguments ?? {}, {
     signal: call.signal,
     onProgress: call.onProgress,
     visible: selected === undefined ? undefined : (tool) => selected.has(tool),
     trace: call.trace
   })
-  return callResultOf(outcome)
+  return callResultOf(answer)
 }
 
 export function createProtocolServer (app: FastifyInstance, callerOf: CallerOf, cacheHints: CacheHints): Server {

@@ -25,7 +25,8 @@ export interface LoadPluginsOptions {
   registry: ToolRegistry
   hooks: HookRegistry
   logger: Logger
-  config: GatewayConfig
+  /** The configuration as it stands (a reload swaps it): what a plugin reads as ctx.config. */
+  config: () => GatewayConfig
   /** Deadline of one plugin's import and register(ctx); default 30 s. */
   timeoutMs?: number
 }
@@ -252,7 +253,7 @@ export async function loadPlugins (options: LoadPluginsOptions): Promise<PluginR
       const ctx: PluginContext = Object.freeze({
         name,
         options: entry.options,
-        config,
+        get config () { return config() },
         baseDir,
         logger: pluginLogger,
         registerTool: (tool: PluginToolOptions) => current.registerTool(tool),

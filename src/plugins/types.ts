@@ -19,7 +19,7 @@ export interface PluginContext {
   readonly name: string
   /** `options` of its config entry, as written (undefined when absent). */
   readonly options: unknown
-  /** The validated gateway configuration. */
+  /** The validated gateway configuration, as it stands when read (a reload swaps it whole). */
   readonly config: GatewayConfig
   /** The folder relative paths of the config resolve against (the config file's folder, or cwd). */
   readonly baseDir: string

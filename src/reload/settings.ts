@@ -1,7 +1,8 @@
 // Which configuration fields a reload applies and which need a restart, and the applying. A field
-// applies when the running gateway reads it at each call (tools read ctx.config, the dispatcher its
-// limits and overrides) or can be handed the new value here (the keys, the custom toolsets, the
-// redacted secrets); the tool folders and MCP servers are applied by the reload itself. Any other
+// applies when the running gateway reads it from the running configuration at each call (tools read
+// ctx.config, the dispatcher its limits and overrides) or can be handed the new value here (the keys,
+// the custom toolsets, the redacted secrets); the tool folders and MCP servers are applied by the
+// reload itself. Any other
 // field (host, port, the HTTP limits Fastify is built with, the stores, plugins...) keeps its
 // running value until a restart: a new field is safe by default.
 import type { Authenticator } from '../http/auth.ts'
@@ -48,43 +49,38 @@ export function classify (live: GatewayConfig, next: GatewayConfig): SettingsCha
   return changes
 }
 
-/** Replaces an object's own entries, keeping the object: the dispatcher holds this very one. */
-function replaceEntries (target: Record<string, unknown>, source: Record<string, unknown>): void {
-  for (const key of Object.keys(target)) delete target[key]
-  Object.assign(target, source)
+/**
+ * The configuration a reload runs with: the running one, with the applied fields of `next` in it.
+ * A new object: the running one is never edited, so a call under way keeps reading the one it
+ * started with.
+ */
+export function mergedConfig (live: GatewayConfig, next: GatewayConfig, applied: readonly string[]): GatewayConfig {
+  const merged: Record<string, unknown> = { ...live }
+  for (const field of applied) {
+    switch (field) {
+      case 'auth.keys':
+        merged.auth = { ...(merged.auth as GatewayConfig['auth']), keys: next.auth.keys }
+        break
+      case 'logging.secretEnv':
+        merged.logging = { ...(merged.logging as GatewayConfig['logging']), secretEnv: next.logging.secretEnv }
+        break
+      default:
+        // Top-level fields: toolsDir, extraToolsDirs, mcpServers, toolsets, tools, dispatch, web, terminal, workspaceMaxBytes, workspaceMaxFiles.
+        merged[field] = (next as unknown as Record<string, unknown>)[field]
+    }
+  }
+  return merged as unknown as GatewayConfig
 }
 
 /**
- * Puts the applied fields of `next` into the running configuration `live` (the object every part
- * of the gateway holds) and into the parts that keep their own copy. The tool folders and MCP
- * servers are only recorded: the reload rediscovers and reconnects after this.
+ * Makes the applied fields of `next` the running configuration (swapped whole), and hands them to
+ * the parts that keep their own copy. The tool folders and MCP servers are only recorded: the
+ * reload rediscovers and reconnects after this.
  */
 export function applySettings (gateway: Gateway, authenticator: Authenticator, next: GatewayConfig, applied: readonly string[], env: NodeJS.ProcessEnv): void {
-  const live = gateway.config as GatewayConfig
-  for (const field of applied) {
-    switch (field) {
-      case 'toolsets':
-        gateway.catalog.setCustom(next.toolsets)
-        live.toolsets = next.toolsets
-        break
-      case 'tools':
-        replaceEntries(live.tools, next.tools)
-        break
-      case 'dispatch':
-        Object.assign(gateway.dispatcher.limits, next.dispatch)
-        live.dispatch = next.dispatch
-        break
-      case 'auth.keys':
-        authenticator.replaceKeys(next)
-        live.auth.keys = next.auth.keys
-        break
-      case 'logging.secretEnv':
-        live.logging.secretEnv = next.logging.secretEnv
-        break
-      default:
-        // Top-level fields read where they are used: toolsDir, extraToolsDirs, mcpServers, web, terminal, workspaceMaxBytes, workspaceMaxFiles.
-        (live as Record<string, unknown>)[field] = (next as Record<string, unknown>)[field]
-    }
-  }
-  if (applied.includes('auth.keys') || applied.includes('logging.secretEnv')) gateway.errorContent.update(secretSettingsOf(live, env))
+  const merged = mergedConfig(gateway.config, next, applied)
+  if (applied.includes('toolsets')) gateway.catalog.setCustom(merged.toolsets)
+  if (applied.includes('auth.keys')) authenticator.replaceKeys(merged)
+  gateway.replaceConfig(merged)
+  if (applied.includes('auth.keys') || applied.includes('logging.secretEnv')) gateway.errorContent.update(secretSettingsOf(merged, env))
 }

@@ -289,10 +289,16 @@ test('the deadline timer is cleared once the probe answers', async (t) => {
   assert.deepEqual(warnings, [])
 })
 
-test('a probe receives the configuration of the checker that runs it', async () => {
+test('a probe receives the configuration of the checker that runs it, as it stands when the probe runs', async () => {
   const seen: unknown[] = []
   const probe = (ctx: { config: unknown }) => { seen.push(ctx.config); return true }
-  await new AvailabilityChecker({ config: { terminal: true } }).check(probe)
+  let config = { terminal: true }
+  const checker = new AvailabilityChecker({ config: () => config })
+  await checker.check(probe)
+  // A reload swaps the configuration whole; the next probe run reads the new one.
+  config = { terminal: false }
+  checker.clear()
+  await checker.check(probe)
   await new AvailabilityChecker().check(probe)
-  assert.deepEqual(seen, [{ terminal: true }, undefined])
+  assert.deepEqual(seen, [{ terminal: true }, { terminal: false }, undefined])
 })

@@ -3,6 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Cancellation } from '../../src/dispatch/call/cancellation.ts'
+import { DEFAULT_DISPATCH_CONFIG } from '../../src/dispatch/call/dispatch-config.ts'
 import { createCallState } from '../../src/dispatch/call/pipeline.ts'
 import { invokeStep } from '../../src/dispatch/steps/invoke-handler.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
@@ -12,12 +13,12 @@ import { captureLogger } from '../helpers/logger.ts'
 function callFor (handler: ToolHandler, cancellation?: Cancellation) {
   const entry = new ToolRegistry().register({ name: 'probe', toolset: 'testing', schema: { parameters: { type: 'object' } }, handler })
   const { logger, lines } = captureLogger('trace')
-  const call = createCallState({ name: 'probe', args: {}, signal: cancellation?.signal }, 'call_test', 0, logger)
+  const call = createCallState({ name: 'probe', args: {}, signal: cancellation?.signal }, 'call_test', 0, DEFAULT_DISPATCH_CONFIG, logger)
   call.entry = entry
   return { call, lines }
 }
 
-const invoke = invokeStep({ timeoutOf: () => 60_000, config: undefined })
+const invoke = invokeStep({ timeoutOf: () => 60_000 })
 const neverNext = async () => { throw new Error('invoke must not call next') }
 
 test('Cancellation: cancels once with the first reason, as abort() does', () => {

@@ -7,16 +7,17 @@ import { AvailabilityChecker } from '../../src/availability/checker.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import { toolError, toolResult } from '../../src/registry/tool-result.ts'
 import type { RegisterOptions, ToolContext } from '../../src/registry/types.ts'
-import { DEFAULT_DISPATCH_LIMITS, Dispatcher, type DispatcherOptions } from '../../src/dispatch/dispatcher.ts'
+import { Dispatcher, type DispatcherOptions } from '../../src/dispatch/dispatcher.ts'
+import { DEFAULT_DISPATCH_LIMITS, type DispatchConfig, type DispatchLimits, type ToolOverride } from '../../src/dispatch/call/dispatch-config.ts'
 import type { PostToolCallEvent } from '../../src/dispatch/call/hooks.ts'
-import type { DispatchOutcome } from '../../src/dispatch/call/outcome.ts'
+import type { Dispatched, DispatchOutcome } from '../../src/dispatch/call/outcome.ts'
 import type { DispatchRequest } from '../../src/dispatch/call/pipeline.ts'
 import { captureLogger } from '../helpers/logger.ts'
 
 const STATUSES = ['ok', 'error', 'blocked', 'timeout', 'cancelled', 'invalid', 'unavailable', 'not_found']
 
 /** The invariants every outcome keeps, whatever happened. */
-function assertWellFormed (outcome: DispatchOutcome, request: DispatchRequest): void {
+function assertWellFormed ({ outcome, httpStatus }: Dispatched, request: DispatchRequest): void {
   assert.ok(Number.isInteger(outcome.durationMs) && outcome.durationMs >= 0, `durationMs ${outcome.durationMs}`)
   assert.ok(STATUSES.includes(outcome.status), `status ${outcome.status}`)
   assert.equal(outcome.ok, outcome.status === 'ok')
@@ -26,23 +27,41 @@ function assertWellFormed (outcome: DispatchOutcome, request: DispatchRequest): 
   assert.ok(outcome.callId.length > 0)
   if (outcome.ok) {
     assert.equal(outcome.error, undefined)
-    assert.equal(outcome.httpStatus, 200)
+    assert.equal(httpStatus, 200)
   } else {
     assert.match(outcome.error!.code, /^GW_ERR_[A-Z_]+$/)
     assert.equal(typeof outcome.error!.message, 'string')
   }
 }
 
-function setup (options: Partial<Omit<DispatcherOptions, 'registry' | 'availability' | 'logger'>> = {}) {
+interface SetupOptions extends Partial<Omit<DispatcherOptions, 'registry' | 'availability' | 'logger' | 'config'>> {
+  /** Limits over the defaults. */
+  limits?: Partial<DispatchLimits>
+  /** The configuration's per-tool overrides. */
+  toolOverrides?: Record<string, ToolOverride>
+  /** More of the configuration, as handlers see it in ctx.config. */
+  config?: Record<string, unknown>
+}
+
+/** The configuration a dispatcher reads, from a test's limits, overrides and extra fields. */
+function configOf ({ limits, toolOverrides, config }: SetupOptions): DispatchConfig {
+  return { ...config, dispatch: { ...DEFAULT_DISPATCH_LIMITS, ...limits }, tools: toolOverrides ?? {} }
+}
+
+function setup (options: SetupOptions = {}) {
+  const { limits: _limits, toolOverrides: _overrides, config: _config, ...rest } = options
   const registry = new ToolRegistry()
   const captured = captureLogger('trace')
   const availability = new AvailabilityChecker()
-  const dispatcher = new Dispatcher({ registry, availability, logger: captured.logger, ...options })
-  const dispatch = async (request: DispatchRequest): Promise<DispatchOutcome> => {
-    const outcome = await dispatcher.dispatch(request)
-    assertWellFormed(outcome, request)
-    return outcome
+  const config = configOf(options)
+  const dispatcher = new Dispatcher({ registry, availability, logger: captured.logger, config: () => config, ...rest })
+  /** The envelope, once the invariants of the whole answer are checked. */
+  const answer = async (request: DispatchRequest): Promise<Dispatched> => {
+    const answered = await dispatcher.dispatch(request)
+    assertWellFormed(answered, request)
+    return answered
   }
+  const dispatch = async (request: DispatchRequest): Promise<DispatchOutcome> => (await answer(request)).outcome
   const add = (name: string, extra: Partial<RegisterOptions> = {}) => registry.register({
     name,
     toolset: 'testing',
@@ -50,7 +69,7 @@ function setup (options: Partial<Omit<DispatcherOptions, 'registry' | 'availabil
     handler: () => toolResult({ ok: true }),
     ...extra
   })
-  return { registry, availability, dispatcher, dispatch, add, ...captured }
+  return { registry, availability, dispatcher, config, answer, dispatch, add, ...captured }
 }
 
 /** A handler that records its calls. */
@@ -81,12 +100,12 @@ const NUMBERS = {
 // ---- success and parsing ----
 
 test('a successful call: ok, content as returned, 200, no error, not truncated', async () => {
-  const { dispatch, add } = setup()
+  const { add, answer } = setup()
   add('echo', { handler: (args) => toolResult({ echoed: args.text }) })
-  const outcome = await dispatch({ name: 'echo', args: { text: 'héllo 😀' } })
+  const { outcome, httpStatus } = await answer({ name: 'echo', args: { text: 'héllo 😀' } })
   assert.equal(outcome.status, 'ok')
   assert.equal(outcome.content, '{"echoed":"héllo 😀"}')
-  assert.equal(outcome.httpStatus, 200)
+  assert.equal(httpStatus, 200)
   assert.equal(outcome.truncated, false)
   assert.equal(outcome.originalLength, outcome.content.length)
 })
@@ -112,7 +131,7 @@ test('an empty string or no arguments at all are {}', async () => {
 })
 
 test('invalid JSON, an array or a number as arguments: invalid, 400, a clear message, handler not called', async () => {
-  const { dispatch, add } = setup()
+  const { add, answer } = setup()
   const tool = recorder()
   add('echo', { handler: tool.handler })
   const cases: Array<[unknown, RegExp]> = [
@@ -123,9 +142,9 @@ test('invalid JSON, an array or a number as arguments: invalid, 400, a clear mes
     ['7', /expected a JSON object, got a number/]
   ]
   for (const [args, pattern] of cases) {
-    const outcome = await dispatch({ name: 'echo', args })
+    const { outcome, httpStatus } = await answer({ name: 'echo', args })
     assert.equal(outcome.status, 'invalid', JSON.stringify(args))
-    assert.equal(outcome.httpStatus, 400)
+    assert.equal(httpStatus, 400)
     assert.equal(outcome.error!.code, 'GW_ERR_INVALID_ARGUMENTS')
     assert.match(outcome.error!.message, pattern)
     assert.match(String(errorField(outcome.content)), pattern)
@@ -153,7 +172,7 @@ test('the caller\'s argument object is not modified by coercion', async () => {
 })
 
 test('invalid arguments: every failing path named, the missing required one too; 400, handler not called', async () => {
-  const { dispatch, add } = setup()
+  const { dispatch, add, answer } = setup()
   const tool = recorder()
   const parameters = {
     type: 'object',
@@ -162,10 +181,10 @@ test('invalid arguments: every failing path named, the missing required one too;
   }
   add('strict', { schema: { parameters }, handler: tool.handler })
 
-  const twoWrong = await dispatch({ name: 'strict', args: { n: 'five', label: 3, mode: 'a' } })
+  const { outcome: twoWrong, httpStatus } = await answer({ name: 'strict', args: { n: 'five', label: 3, mode: 'a' } })
   assert.equal(twoWrong.status, 'invalid')
   assert.equal(twoWrong.ok, false)
-  assert.equal(twoWrong.httpStatus, 400)
+  assert.equal(httpStatus, 400)
   assert.equal(twoWrong.error!.code, 'GW_ERR_INVALID_ARGUMENTS')
   assert.match(twoWrong.error!.message, /\/n: must be integer/)
   assert.match(twoWrong.error!.message, /\/label: must be string/)
@@ -180,13 +199,13 @@ test('invalid arguments: every failing path named, the missing required one too;
 })
 
 test('a tool whose parameter schema does not compile is unavailable (its fault, not the caller\'s), nothing throws', async () => {
-  const { dispatch, add } = setup()
+  const { add, answer } = setup()
   const tool = recorder()
   add('broken', { schema: { parameters: { type: 'object', properties: { a: { type: 'nonsense' } } } }, handler: tool.handler })
   for (let i = 0; i < 2; i++) {
-    const outcome = await dispatch({ name: 'broken', args: { a: 1 } })
+    const { outcome, httpStatus } = await answer({ name: 'broken', args: { a: 1 } })
     assert.equal(outcome.status, 'unavailable')
-    assert.equal(outcome.httpStatus, 503)
+    assert.equal(httpStatus, 503)
     assert.match(outcome.error!.message, /parameter schema is invalid/)
     assert.match(outcome.error!.message, /properties\/a\/type/)
   }
@@ -208,13 +227,13 @@ test('two tools whose schemas share an $id both work, each by its own schema', a
 // ---- pre_tool_call ----
 
 test('a pre_tool_call block vetoes: blocked, 403, the hook\'s message as {"error"}, handler not called', async () => {
-  const { dispatch, dispatcher, add, lines } = setup()
+  const { dispatcher, add, lines, answer } = setup()
   const tool = recorder()
   add('rm', { handler: tool.handler })
   dispatcher.hooks.add('pre_tool_call', (event) => event.tool === 'rm' ? { action: 'block', message: 'rm is not allowed here' } : undefined, 'policy')
-  const outcome = await dispatch({ name: 'rm', args: { path: '/' } })
+  const { outcome, httpStatus } = await answer({ name: 'rm', args: { path: '/' } })
   assert.equal(outcome.status, 'blocked')
-  assert.equal(outcome.httpStatus, 403)
+  assert.equal(httpStatus, 403)
   assert.equal(outcome.error!.code, 'GW_ERR_BLOCKED')
   assert.equal(outcome.error!.message, 'rm is not allowed here')
   assert.equal(outcome.content, '{"error":"rm is not allowed here"}')
@@ -274,8 +293,7 @@ test('pre_tool_call hooks run in registration order; the first block wins and la
 // ---- handler context ----
 
 test('the handler gets an AbortSignal, the callId, the sessionId, a child logger and the config', async () => {
-  const config = { region: 'eu', nested: { a: 1 } }
-  const { dispatch, add, lines } = setup({ config })
+  const { dispatch, add, lines, config } = setup({ config: { region: 'eu', nested: { a: 1 } } })
   const tool = recorder()
   add('ctx', {
     handler: (args, ctx) => {
@@ -311,7 +329,7 @@ test('without a callId a unique one is generated and handed to the handler', asy
 // ---- deadline ----
 
 test('a handler that ignores its signal is timed out: 504, result discarded and logged later', async () => {
-  const { dispatch, add, waitFor } = setup()
+  const { add, waitFor, answer } = setup()
   let signal: AbortSignal | undefined
   add('wedged', {
     timeoutMs: 50,
@@ -322,9 +340,9 @@ test('a handler that ignores its signal is timed out: 504, result discarded and 
     }
   })
   const late = waitFor((line) => line.msg === 'late tool result discarded: the call had already ended')
-  const outcome = await dispatch({ name: 'wedged', args: {} })
+  const { outcome, httpStatus } = await answer({ name: 'wedged', args: {} })
   assert.equal(outcome.status, 'timeout')
-  assert.equal(outcome.httpStatus, 504)
+  assert.equal(httpStatus, 504)
   assert.equal(outcome.error!.code, 'GW_ERR_TIMEOUT')
   assert.equal(outcome.error!.message, 'Tool wedged timed out after 50 ms')
   assert.equal(outcome.content, '{"error":"Tool wedged timed out after 50 ms"}')
@@ -345,7 +363,7 @@ test('the default deadline (60 s) applies to a tool that sets none', async (t) =
   const running = new Promise<void>((resolve) => { started = resolve })
   add('slow', { handler: () => { started(); return new Promise<string>(() => {}) } })
   let settled: DispatchOutcome | undefined
-  const pending = dispatcher.dispatch({ name: 'slow', args: {} }).then((outcome) => { settled = outcome; return outcome })
+  const pending = dispatcher.dispatch({ name: 'slow', args: {} }).then(({ outcome }) => { settled = outcome; return outcome })
   await running
   t.mock.timers.tick(59_999)
   await flush()
@@ -359,7 +377,7 @@ test('the default deadline (60 s) applies to a tool that sets none', async (t) =
 /** Runs a call to a never-answering tool under mocked timers and returns the deadline it got. */
 async function deadlineOf (t: { mock: { timers: { tick: (ms: number) => void } } }, dispatcher: Dispatcher, request: DispatchRequest, started: Promise<void>) {
   const state: { outcome?: DispatchOutcome } = {}
-  const pending = dispatcher.dispatch(request).then((outcome) => { state.outcome = outcome })
+  const pending = dispatcher.dispatch(request).then(({ outcome }) => { state.outcome = outcome })
   await started
   // One millisecond at a time, so the tick that ends the call is the deadline it ran under.
   let elapsed = 0
@@ -435,7 +453,7 @@ test('partial limits keep the other defaults', () => {
 // ---- cancellation ----
 
 test('the caller aborting mid-call: cancelled, 499, and the handler\'s signal fires', async () => {
-  const { dispatch, add, waitFor, lines } = setup()
+  const { add, waitFor, lines, answer } = setup()
   const caller = new AbortController()
   let signal: AbortSignal | undefined
   add('long', {
@@ -445,9 +463,9 @@ test('the caller aborting mid-call: cancelled, 499, and the handler\'s signal fi
       return new Promise<string>((resolve) => ctx.signal.addEventListener('abort', () => resolve(toolResult('stopped'))))
     }
   })
-  const outcome = await dispatch({ name: 'long', args: {}, signal: caller.signal })
+  const { outcome, httpStatus } = await answer({ name: 'long', args: {}, signal: caller.signal })
   assert.equal(outcome.status, 'cancelled')
-  assert.equal(outcome.httpStatus, 499)
+  assert.equal(httpStatus, 499)
   assert.equal(outcome.error!.code, 'GW_ERR_CANCELLED')
   assert.equal(signal!.aborted, true)
   // The handler's answer after its caller left is routine, not a fault of the tool: no warning.
@@ -655,14 +673,14 @@ test('a handler returning a non-string: status error naming the type', async () 
 })
 
 test('a throwing handler: error with the class and message only, no stack trace, capped at 2000', async () => {
-  const { dispatch, add, lines } = setup()
+  const { dispatch, add, lines, answer } = setup()
   add('throws', { handler: () => { throw new Error('connection refused') } })
   add('rejects', { handler: async () => { throw new TypeError('bad input ' + 'q'.repeat(10_000)) } })
   add('throws_string', { handler: () => { throw 'just a string' } }) // eslint-disable-line no-throw-literal
 
-  const plain = await dispatch({ name: 'throws', args: {} })
+  const { outcome: plain, httpStatus } = await answer({ name: 'throws', args: {} })
   assert.equal(plain.status, 'error')
-  assert.equal(plain.httpStatus, 200)
+  assert.equal(httpStatus, 200)
   assert.equal(plain.content, '{"error":"Error: connection refused"}')
   assert.equal(plain.error!.message, 'Error: connection refused')
 
@@ -682,12 +700,12 @@ test('a throwing handler: error with the class and message only, no stack trace,
 })
 
 test('a {"error": ...} result string: ok false, status error, 200, GW_ERR_TOOL_FAILED', async () => {
-  const { dispatch, add } = setup()
+  const { add, answer } = setup()
   add('soft_fail', { handler: () => toolError('x') })
-  const outcome = await dispatch({ name: 'soft_fail', args: {} })
+  const { outcome, httpStatus } = await answer({ name: 'soft_fail', args: {} })
   assert.equal(outcome.ok, false)
   assert.equal(outcome.status, 'error')
-  assert.equal(outcome.httpStatus, 200)
+  assert.equal(httpStatus, 200)
   assert.equal(outcome.error!.code, 'GW_ERR_TOOL_FAILED')
   assert.equal(outcome.error!.message, 'x')
   assert.equal(outcome.content, '{"error":"x"}')
@@ -696,10 +714,10 @@ test('a {"error": ...} result string: ok false, status error, 200, GW_ERR_TOOL_F
 // ---- lookup ----
 
 test('an unknown tool: not_found, 404, content exactly {"error":"Unknown tool: <name>"}', async () => {
-  const { dispatch } = setup()
-  const outcome = await dispatch({ name: 'no_such_tool', args: {} })
+  const { answer } = setup()
+  const { outcome, httpStatus } = await answer({ name: 'no_such_tool', args: {} })
   assert.equal(outcome.status, 'not_found')
-  assert.equal(outcome.httpStatus, 404)
+  assert.equal(httpStatus, 404)
   assert.equal(outcome.error!.code, 'GW_ERR_TOOL_NOT_FOUND')
   assert.equal(outcome.content, '{"error":"Unknown tool: no_such_tool"}')
   assert.equal(outcome.error!.message, 'Unknown tool: no_such_tool')
@@ -713,13 +731,13 @@ test('an unknown tool with a name that needs escaping still yields valid JSON', 
 })
 
 test('a tool whose checkFn returns false: unavailable, 503, with the reason; handler not called', async () => {
-  const { dispatch, add } = setup()
+  const { dispatch, add, answer } = setup()
   const tool = recorder()
   add('offline', { checkFn: () => false, handler: tool.handler })
   add('no_key', { checkFn: () => ({ available: false, reason: 'API key rejected' }), handler: tool.handler })
-  const offline = await dispatch({ name: 'offline', args: {} })
+  const { outcome: offline, httpStatus } = await answer({ name: 'offline', args: {} })
   assert.equal(offline.status, 'unavailable')
-  assert.equal(offline.httpStatus, 503)
+  assert.equal(httpStatus, 503)
   assert.equal(offline.error!.code, 'GW_ERR_TOOL_UNAVAILABLE')
   assert.match(offline.error!.message, /availability check returned false/)
   const noKey = await dispatch({ name: 'no_key', args: {} })
@@ -782,7 +800,7 @@ test('a call whose handler does not log builds no call logger at info; one that 
   const dispatcher = new Dispatcher({ registry, availability: new AvailabilityChecker(), logger: counting })
   registry.register({ name: 'quiet', toolset: 'testing', schema: { parameters: { type: 'object' } }, handler: (_args, ctx) => toolResult({ signal: ctx.signal.aborted }) })
   registry.register({ name: 'chatty', toolset: 'testing', schema: { parameters: { type: 'object' } }, handler: (_args, ctx) => { ctx.logger.info('working'); return toolResult({}) } })
-  assert.equal((await dispatcher.dispatch({ name: 'quiet', args: {} })).status, 'ok')
+  assert.equal((await dispatcher.dispatch({ name: 'quiet', args: {} })).outcome.status, 'ok')
   assert.equal(children, 0)
   await dispatcher.dispatch({ name: 'chatty', args: {}, callId: 'call_chatty' })
   assert.equal(children, 1)

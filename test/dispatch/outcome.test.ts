@@ -6,7 +6,7 @@ import {
   BadRequestError, BodyTooLargeError, InternalError, NotFoundError, OverloadedError, RateLimitedError, UnauthorizedError,
   UnknownToolsetError, UnsupportedMediaTypeError
 } from '../../src/shared/errors.ts'
-import { buildOutcome, CALL_STATUSES, DISPATCH_STATUSES, Envelope, failed, statusOfError, type DispatchStatus } from '../../src/dispatch/call/outcome.ts'
+import { buildOutcome, CALL_STATUSES, dispatched, DISPATCH_STATUSES, Envelope, failed, statusOfError, type DispatchStatus } from '../../src/dispatch/call/outcome.ts'
 
 test('every status maps to its code and HTTP status', () => {
   const expected: Record<DispatchStatus, [string | undefined, number]> = {
@@ -21,9 +21,10 @@ test('every status maps to its code and HTTP status', () => {
   }
   assert.deepEqual(Object.keys(expected).sort(), [...DISPATCH_STATUSES].sort())
   for (const [status, [code, httpStatus]] of Object.entries(expected)) {
-    const outcome = buildOutcome('t', 'c', { status: status as DispatchStatus, content: '{"error":"why"}' }, 3)
+    const answer = dispatched('t', 'c', { status: status as DispatchStatus, content: '{"error":"why"}' }, 3)
+    const { outcome } = answer
     assert.equal(outcome.error?.code, code, status)
-    assert.equal(outcome.httpStatus, httpStatus, status)
+    assert.equal(answer.httpStatus, httpStatus, status)
     assert.equal(outcome.ok, status === 'ok')
     if (code) assert.equal(outcome.error!.message, 'why')
   }
@@ -50,7 +51,7 @@ test('failed: the model reads {"error": message} and the envelope says the same'
   assert.deepEqual(outcome.error, { code: 'GW_ERR_BLOCKED', message: 'not today "friend"' })
 })
 
-test('an error raised around a call keeps its own code and status, under the status its code means', () => {
+test('an error raised around a call keeps its own code, under the status its code means', () => {
   const cases: Array<[{ code: string, statusCode: number }, DispatchStatus]> = [
     [UnauthorizedError, 'blocked'],
     [NotFoundError, 'not_found'],
@@ -66,9 +67,22 @@ test('an error raised around a call keeps its own code and status, under the sta
     const reported = statusOfError(raised.code, raised.statusCode)
     assert.equal(reported, status, raised.code)
     const outcome = buildOutcome('t', 'c', failed(reported as Exclude<DispatchStatus, 'ok'>, 'why'), 0, raised)
-    assert.deepEqual([outcome.status, outcome.error?.code, outcome.httpStatus], [status, raised.code, raised.statusCode])
+    assert.deepEqual([outcome.status, outcome.error?.code], [status, raised.code])
   }
   // A code outside the registry answers by its HTTP status.
   assert.equal(statusOfError('FST_SOMETHING', 502), 'error')
   assert.equal(statusOfError('FST_SOMETHING', 405), 'invalid')
+})
+
+test('the HTTP status and the media\'s data go beside the envelope, never inside it: the envelope is all the contract\'s fields', () => {
+  const data = Buffer.from('an image').toString('base64')
+  const media = [{ kind: 'image' as const, mimeType: 'image/png', data, bytes: 8 }]
+  const answer = dispatched('t', 'c', { status: 'ok', content: 'a picture', media }, 1)
+  assert.equal(answer.httpStatus, 200)
+  assert.deepEqual(answer.inlineMedia, media)
+  assert.deepEqual(answer.outcome.media, [{ kind: 'image', mimeType: 'image/png', bytes: 8 }])
+  // What is serialised, logged and kept for an Idempotency-Key replay holds no base64 and no internal field.
+  assert.deepEqual(Object.keys(answer.outcome).filter((key) => !(key in Envelope.properties)), [])
+  assert.equal(JSON.stringify(answer.outcome).includes(data), false)
+  assert.equal(dispatched('t', 'c', { status: 'ok', content: 'text' }, 1).inlineMedia, undefined)
 })

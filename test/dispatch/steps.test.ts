@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { AvailabilityChecker } from '../../src/availability/checker.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import type { RegisterOptions, ToolContext, ToolEntry } from '../../src/registry/types.ts'
+import { DEFAULT_DISPATCH_CONFIG } from '../../src/dispatch/call/dispatch-config.ts'
 import { HookRegistry, type PostToolCallEvent, type PreToolCallEvent } from '../../src/dispatch/call/hooks.ts'
 import type { StepResult } from '../../src/dispatch/call/outcome.ts'
 import { compose, createCallState, entryOf, type CallState, type DispatchRequest, type Step } from '../../src/dispatch/call/pipeline.ts'
@@ -39,6 +40,7 @@ function makeCall (request: Partial<DispatchRequest> = {}, state: Partial<CallSt
     request: { name: 'probe', args: {}, ...request },
     callId: 'call_test',
     startedAt: 0,
+    config: DEFAULT_DISPATCH_CONFIG,
     logger: captured.logger,
     args: {},
     ...state
@@ -122,7 +124,7 @@ test('lookup: a found, available tool is set on the call, the logger gains its n
   const entry = registry.register({ ...baseOptions(), checkFn: () => true })
   const step = lookupStep(() => registry.snapshot(), new AvailabilityChecker())
   const { logger, lines } = captureLogger('trace')
-  const call = createCallState({ name: 'probe', args: {} }, 'call_test', 0, logger)
+  const call = createCallState({ name: 'probe', args: {} }, 'call_test', 0, DEFAULT_DISPATCH_CONFIG, logger)
   call.logger.info('before the lookup')
   const next = nextStub(OK, () => call.logger.info('inside'))
   assert.equal(await step(call, next), OK)
@@ -135,7 +137,7 @@ test('createCallState: a call that never logs builds no child logger; one that d
   const { logger } = captureLogger('trace')
   let children = 0
   const counting = Object.create(logger, { child: { value: (bindings: object) => { children++; return logger.child(bindings) } } }) as typeof logger
-  const call = createCallState({ name: 'probe', args: {} }, 'call_test', 0, counting)
+  const call = createCallState({ name: 'probe', args: {} }, 'call_test', 0, DEFAULT_DISPATCH_CONFIG, counting)
   call.args = { a: 1 }
   assert.equal(children, 0)
   assert.equal(call.logger, call.logger)
@@ -370,10 +372,11 @@ test('truncate step: without an entry (lookup answered) nothing is cut and maxCh
 
 test('invoke step: calls the handler with the args and its context; ok for a string', async () => {
   const seen: Array<{ args: Record<string, unknown>, ctx: ToolContext }> = []
-  const config = { feature: true }
+  // The configuration the call started with, whole: the handler reads its own parts of it.
+  const config = { ...DEFAULT_DISPATCH_CONFIG, feature: true }
   const entry = makeEntry({ handler: (args, ctx) => { seen.push({ args, ctx }); return 'done' } })
-  const { call } = makeCall({ sessionId: 'sess' }, { entry, args: { n: 1 } })
-  const result = await invokeStep({ timeoutOf: () => 1_000, config })(call, nextStub())
+  const { call } = makeCall({ sessionId: 'sess' }, { entry, args: { n: 1 }, config })
+  const result = await invokeStep({ timeoutOf: () => 1_000 })(call, nextStub())
   assert.deepEqual(result, { status: 'ok', content: 'done' })
   assert.equal(seen.length, 1)
   assert.equal(seen[0].args, call.args)
@@ -388,7 +391,7 @@ test('invoke step: calls the handler with the args and its context; ok for a str
 test('invoke step: never calls next (it is the last step)', async () => {
   const { call } = makeCall({}, { entry: makeEntry() })
   const next = nextStub()
-  await invokeStep({ timeoutOf: () => 1_000, config: undefined })(call, next)
+  await invokeStep({ timeoutOf: () => 1_000 })(call, next)
   assert.equal(next.calls, 0)
 })
 
@@ -405,7 +408,7 @@ test('invoke step: a {"error": ...} result is an error; non-strings are errors n
   for (const [value, status, pattern] of cases) {
     const entry = makeEntry({ handler: (() => value) as never })
     const { call } = makeCall({}, { entry })
-    const result = await invokeStep({ timeoutOf: () => 1_000, config: undefined })(call, nextStub())
+    const result = await invokeStep({ timeoutOf: () => 1_000 })(call, nextStub())
     assert.equal(result.status, status, JSON.stringify(value))
     if (pattern) {
       assert.match(result.message!, pattern)
@@ -417,7 +420,7 @@ test('invoke step: a {"error": ...} result is an error; non-strings are errors n
 test('invoke step: a throw becomes an error with the class and the message only', async () => {
   const entry = makeEntry({ handler: async () => { throw new Error('disk full') } })
   const { call, lines } = makeCall({}, { entry })
-  const result = await invokeStep({ timeoutOf: () => 1_000, config: undefined })(call, nextStub())
+  const result = await invokeStep({ timeoutOf: () => 1_000 })(call, nextStub())
   assert.deepEqual(result, { status: 'error', content: '{"error":"Error: disk full"}', message: 'Error: disk full' })
   assert.ok(lines().some((line) => line.msg === 'tool handler threw'))
 })
@@ -429,7 +432,7 @@ test('invoke step: the timeout aborts the handler signal and answers timeout', a
   const running = new Promise<void>((resolve) => { started = resolve })
   const entry = makeEntry({ handler: (_args, ctx) => { signal = ctx.signal; started(); return new Promise<string>(() => {}) } })
   const { call } = makeCall({}, { entry })
-  const pending = invokeStep({ timeoutOf: () => 250, config: undefined })(call, nextStub())
+  const pending = invokeStep({ timeoutOf: () => 250 })(call, nextStub())
   await running
   t.mock.timers.tick(249)
   assert.equal(signal!.aborted, false)
@@ -448,7 +451,7 @@ test('invoke step: the caller aborting cancels, and the handler signal fires wit
     handler: (_args, ctx) => { signal = ctx.signal; queueMicrotask(() => caller.abort(new Error('client left'))); return new Promise<string>(() => {}) }
   })
   const { call } = makeCall({ signal: caller.signal }, { entry })
-  const result = await invokeStep({ timeoutOf: () => 60_000, config: undefined })(call, nextStub())
+  const result = await invokeStep({ timeoutOf: () => 60_000 })(call, nextStub())
   assert.equal(result.status, 'cancelled')
   assert.equal(signal!.aborted, true)
   assert.equal((signal!.reason as Error).message, 'client left')
@@ -467,7 +470,7 @@ test('invoke step: a handler that rejects because its caller left logs at debug,
     }
   })
   const { call, lines } = makeCall({ signal: caller.signal }, { entry })
-  const result = await invokeStep({ timeoutOf: () => 60_000, config: undefined })(call, nextStub())
+  const result = await invokeStep({ timeoutOf: () => 60_000 })(call, nextStub())
   assert.equal(result.status, 'cancelled')
   await settled
   assert.deepEqual(lines().filter((line) => (line.level as number) >= 40).map((line) => line.msg), [])
@@ -478,7 +481,7 @@ test('invoke step: an already-aborted caller signal cancels without running the 
   let ran = false
   const entry = makeEntry({ handler: () => { ran = true; return 'x' } })
   const { call } = makeCall({ signal: AbortSignal.abort() }, { entry })
-  const result = await invokeStep({ timeoutOf: () => 1_000, config: undefined })(call, nextStub())
+  const result = await invokeStep({ timeoutOf: () => 1_000 })(call, nextStub())
   assert.equal(result.status, 'cancelled')
   assert.equal(ran, false)
 })

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config/load.ts'
 import type { GatewayConfig } from '../../src/config/schema.ts'
 import { discoverTools } from '../../src/discovery/discover.ts'
 import { Dispatcher } from '../../src/dispatch/dispatcher.ts'
-import type { DispatchOutcome } from '../../src/dispatch/call/outcome.ts'
+import type { Dispatched, DispatchOutcome } from '../../src/dispatch/call/outcome.ts'
 import type { DispatchRequest } from '../../src/dispatch/call/pipeline.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import { captureLogger, type CapturedLogger } from './logger.ts'
@@ -21,7 +21,10 @@ export interface ToolHarness {
   log: CapturedLogger
   /** A fresh temp folder, used as WORKSPACE_ROOT unless env sets one. */
   tempDir: string
+  /** The envelope of a call. */
   call: (name: string, args: unknown, extra?: Partial<DispatchRequest>) => Promise<DispatchOutcome>
+  /** The envelope of a call with its HTTP status and media's data beside it. */
+  answer: (name: string, args: unknown, extra?: Partial<DispatchRequest>) => Promise<Dispatched>
   /** The parsed JSON content of a call. */
   json: (name: string, args: unknown, extra?: Partial<DispatchRequest>) => Promise<Record<string, unknown>>
   close: () => Promise<void>
@@ -37,9 +40,10 @@ export async function createToolHarness (env: Record<string, string> = {}): Prom
   const registry = new ToolRegistry({ logger: log.logger })
   await discoverTools({ dir: config.toolsDir, registry, logger: log.logger })
   // ttl 0 so availability tests see configuration changes at once.
-  const availability = new AvailabilityChecker({ config, ttlMs: 1, graceMs: 0 })
-  const dispatcher = new Dispatcher({ registry, availability, logger: log.logger, config, limits: config.dispatch })
-  const call = (name: string, args: unknown, extra: Partial<DispatchRequest> = {}) => dispatcher.dispatch({ name, args, ...extra })
+  const availability = new AvailabilityChecker({ config: () => config, ttlMs: 1, graceMs: 0 })
+  const dispatcher = new Dispatcher({ registry, availability, logger: log.logger, config: () => config })
+  const answer = async (name: string, args: unknown, extra: Partial<DispatchRequest> = {}): Promise<Dispatched> => await dispatcher.dispatch({ name, args, ...extra })
+  const call = async (name: string, args: unknown, extra: Partial<DispatchRequest> = {}): Promise<DispatchOutcome> => (await answer(name, args, extra)).outcome
   return {
     registry,
     dispatcher,
@@ -48,6 +52,7 @@ export async function createToolHarness (env: Record<string, string> = {}): Prom
     log,
     tempDir,
     call,
+    answer,
     json: async (name, args, extra) => JSON.parse((await call(name, args, extra)).content) as Record<string, unknown>,
     close: async () => {
       for (const entry of registry.snapshot().tools.values()) await entry.dispose?.()

@@ -7,7 +7,7 @@ import { createMetrics } from '../../src/http/metrics.ts'
 import type { DispatchOutcome, DispatchStatus } from '../../src/dispatch/call/outcome.ts'
 
 function outcome (tool: string, status: DispatchStatus, durationMs: number): DispatchOutcome {
-  return { tool, callId: 'call_x', ok: status === 'ok', status, content: '{}', truncated: false, originalLength: 2, durationMs, httpStatus: 200 }
+  return { tool, callId: 'call_x', ok: status === 'ok', status, content: '{}', truncated: false, originalLength: 2, durationMs }
 }
 
 function linesOf (text: string, name: string): string[] {

@@ -137,9 +137,9 @@ test('a burst of list_changed notifications costs one tools/list (debounced)', a
 test('a call that hangs times out (504) and the server receives a cancellation', async (t) => {
   const { server, h } = await setup(t, { timeoutMs: 300 })
   assert.equal(h.registry.getEntry('mcp__remote__hang')?.timeoutMs, 300)
-  const outcome = await h.call('mcp__remote__hang', {})
+  const { outcome, httpStatus } = await h.answer('mcp__remote__hang', {})
   assert.equal(outcome.status, 'timeout')
-  assert.equal(outcome.httpStatus, 504)
+  assert.equal(httpStatus, 504)
   assert.match(outcome.content, /timed out after 300 ms/)
   await until(() => server.cancelled.some((c) => c.tool === 'hang'), 'the server to see the cancellation')
   const call = server.received.find((m) => m.method === 'tools/call' && m.params?.name === 'hang')!
@@ -161,9 +161,9 @@ test('a server that crashes: tools unavailable with a reason, calls fail fast, r
   assert.notEqual(connection.state, 'connected')
 
   const started = Date.now()
-  const next = await h.call('mcp__remote__add', { a: 1, b: 2 })
+  const { outcome: next, httpStatus } = await h.answer('mcp__remote__add', { a: 1, b: 2 })
   assert.equal(next.status, 'unavailable')
-  assert.equal(next.httpStatus, 503)
+  assert.equal(httpStatus, 503)
   assert.match(next.content, /MCP server \\"remote\\" is reconnecting: /)
   assert.ok(Date.now() - started < 1000, 'fails fast')
   const verdict = await h.availability.tool(h.registry.getEntry('mcp__remote__add')!)

@@ -61,20 +61,20 @@ test('a call round-trips through the dispatcher: echo, coerced arguments, struct
   const parsed = JSON.parse(structured.content) as Record<string, unknown>
   assert.equal(typeof parsed.temperature, 'number', 'structuredContent is the content, as JSON')
 
-  const image = await h.call('mcp__everything__get_tiny_image', {})
+  const { outcome: image, inlineMedia } = await h.answer('mcp__everything__get_tiny_image', {})
   assert.equal(image.status, 'ok')
   // This harness keeps no results: the image is named, and carried for the answers that inline it.
   assert.match(image.content, /\[image 0: image\/png, \d+ bytes; not kept by the gateway\]/)
   assert.equal(image.media?.[0].mimeType, 'image/png')
-  const png = Buffer.from(image.inlineMedia?.[0].data ?? '', 'base64')
+  const png = Buffer.from(inlineMedia?.[0].data ?? '', 'base64')
   assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG', 'the bytes are the PNG the server sent')
   assert.equal(png.length, image.media?.[0].bytes)
 })
 
 test('arguments are validated by the gateway: a missing required argument never reaches the server', async () => {
-  const outcome = await h.call('mcp__everything__echo', {})
+  const { outcome, httpStatus } = await h.answer('mcp__everything__echo', {})
   assert.equal(outcome.status, 'invalid')
-  assert.equal(outcome.httpStatus, 400)
+  assert.equal(httpStatus, 400)
   assert.match(outcome.content, /\/message: is required/)
 })
 

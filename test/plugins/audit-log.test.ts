@@ -31,9 +31,9 @@ test('one JSON line per call: time, tool, callId, sessionId, status, durationMs;
   const file = join(s.dir, 'logs/audit/calls.jsonl')
 
   const before = Date.now()
-  const ok = await s.dispatcher.dispatch({ name: 'echo', args: { text: 'private words' }, sessionId: 'sess-1' })
-  const failed = await s.dispatcher.dispatch({ name: 'fails', args: {} })
-  const invalid = await s.dispatcher.dispatch({ name: 'echo', args: { count: 'many' } })
+  const ok = await s.call({ name: 'echo', args: { text: 'private words' }, sessionId: 'sess-1' })
+  const failed = await s.call({ name: 'fails', args: {} })
+  const invalid = await s.call({ name: 'echo', args: { count: 'many' } })
   const after = Date.now()
   assert.deepEqual([ok.status, failed.status, invalid.status], ['ok', 'error', 'invalid'])
 
@@ -61,7 +61,7 @@ test('includeArguments records the arguments with the config\'s secret names red
   s.config.logging.secretArguments = ['password', 'api key']
   s.registry.register({ name: 'login', toolset: 'demo', schema: { parameters: { type: 'object' } }, handler: async () => 'welcome' })
   await s.load([{ module: AUDIT_LOG, options: { path: 'audit.jsonl', includeArguments: true } }])
-  await s.dispatcher.dispatch({
+  await s.call({
     name: 'login',
     args: { user: 'bob', password: 'hunter2', nested: { 'api key': 'k-123', keep: 1, list: [{ password: 'p2' }] } }
   })
@@ -76,7 +76,7 @@ test('concurrent calls each get one whole line', async (t) => {
   const s = await pluginSetup(t)
   registerTools(s)
   await s.load([{ module: AUDIT_LOG, options: { path: 'audit.jsonl' } }])
-  const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => s.dispatcher.dispatch({ name: 'echo', args: { text: String(i) } })))
+  const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => s.call({ name: 'echo', args: { text: String(i) } })))
   const lines = await readLines(join(s.dir, 'audit.jsonl'))
   assert.equal(lines.length, 40)
   assert.deepEqual(new Set(lines.map((l) => l.callId)), new Set(outcomes.map((o) => o.callId)))
@@ -88,12 +88,12 @@ test('a failed write is logged and never fails the call; later lines are written
   await s.load([{ module: AUDIT_LOG, options: { path: 'audit.jsonl' } }])
   const file = join(s.dir, 'audit.jsonl')
   await mkdir(file) // a folder where the file should be: appending fails with EISDIR
-  const outcome = await s.dispatcher.dispatch({ name: 'echo', args: { text: 'x' } })
+  const outcome = await s.call({ name: 'echo', args: { text: 'x' } })
   assert.equal(outcome.status, 'ok')
   const fault = s.log.lines().find((l) => l.msg === 'audit-log: cannot append to the audit file')
   assert.equal(fault?.plugin, 'audit-log')
   await rm(file, { recursive: true })
-  const next = await s.dispatcher.dispatch({ name: 'echo', args: { text: 'y' } })
+  const next = await s.call({ name: 'echo', args: { text: 'y' } })
   assert.deepEqual((await readLines(file)).map((l) => l.callId), [next.callId])
 })
 

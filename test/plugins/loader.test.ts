@@ -53,7 +53,7 @@ test('a plugin tool keeps every registration option; maxResultSizeChars and dyna
   assert.deepEqual(entry.annotations, { readOnly: true, openWorld: false, title: 'Big output' })
   assert.equal(typeof entry.checkFn, 'function')
 
-  const outcome = await s.dispatcher.dispatch({ name: 'big_output', args: { n: 1000 } })
+  const outcome = await s.call({ name: 'big_output', args: { n: 1000 } })
   assert.equal(outcome.status, 'ok')
   assert.equal(outcome.truncated, true)
   assert.equal(outcome.originalLength, 1000)
@@ -90,11 +90,11 @@ test('each hook kind, registered by a plugin, runs on real calls', async (t) => 
   const report = await s.load([{ module: './hooked.mjs', options: { seen } }])
   assert.deepEqual(report.loaded[0].hooks, ['pre_tool_call', 'post_tool_call', 'transform_tool_result'])
 
-  const echoed = await s.dispatcher.dispatch({ name: 'echo', args: { text: 'hello' } })
+  const echoed = await s.call({ name: 'echo', args: { text: 'hello' } })
   assert.equal(echoed.status, 'ok')
   assert.equal(echoed.content, 'HELLO')
 
-  const blocked = await s.dispatcher.dispatch({ name: 'forbidden', args: {} })
+  const blocked = await s.call({ name: 'forbidden', args: {} })
   assert.equal(blocked.status, 'blocked')
   assert.deepEqual(JSON.parse(blocked.content), { error: 'forbidden by the hooked plugin' })
   assert.deepEqual(seen, ['pre echo', 'post echo ok number', 'pre forbidden', 'post forbidden blocked number'])
@@ -112,7 +112,7 @@ test('hooks of several plugins run in config order', async (t) => {
   await s.write('second.mjs', blocker('second'))
   await s.write('first.mjs', blocker('first'))
   await s.load(['./tools.mjs', './first.mjs', './second.mjs'])
-  const outcome = await s.dispatcher.dispatch({ name: 'probe', args: {} })
+  const outcome = await s.call({ name: 'probe', args: {} })
   assert.deepEqual(JSON.parse(outcome.content), { error: 'blocked by first' })
 })
 
@@ -163,7 +163,7 @@ test('an override is refused without allowToolOverride, and the plugin is skippe
   assert.equal(report.loaded.length, 0)
   assert.match(report.failed[0].error, /plugin "over" cannot override "shared".*allowToolOverride/)
   assert.deepEqual(s.registry.getEntry('shared')!.origin, { kind: 'builtin' })
-  assert.equal((await s.dispatcher.dispatch({ name: 'shared', args: {} })).content, 'builtin')
+  assert.equal((await s.call({ name: 'shared', args: {} })).content, 'builtin')
 })
 
 test('an override is accepted with allowToolOverride', async (t) => {
@@ -173,7 +173,7 @@ test('an override is accepted with allowToolOverride', async (t) => {
   const report = await s.load([{ module: './over.mjs', allowToolOverride: true }])
   assert.deepEqual(report.failed, [])
   assert.deepEqual(s.registry.getEntry('shared')!.origin, { kind: 'plugin', plugin: 'over', allowToolOverride: true })
-  assert.equal((await s.dispatcher.dispatch({ name: 'shared', args: {} })).content, 'plugin')
+  assert.equal((await s.call({ name: 'shared', args: {} })).content, 'plugin')
 })
 
 test('allowToolOverride alone does not replace a tool: the plugin must also ask with override', async (t) => {
@@ -182,7 +182,7 @@ test('allowToolOverride alone does not replace a tool: the plugin must also ask 
   await s.write('quiet.mjs', toolPlugin('shared', 'plugin'))
   const report = await s.load([{ module: './quiet.mjs', allowToolOverride: true }])
   assert.match(report.failed[0].error, /override: true/)
-  assert.equal((await s.dispatcher.dispatch({ name: 'shared', args: {} })).content, 'builtin')
+  assert.equal((await s.call({ name: 'shared', args: {} })).content, 'builtin')
 })
 
 test('a plugin that throws is logged, skipped and rolled back; the others load', async (t) => {
@@ -204,8 +204,8 @@ test('a plugin that throws is logged, skipped and rolled back; the others load',
   assert.equal(s.registry.getEntry('half_done'), undefined)
   assert.deepEqual(disposed, ['half_done'], 'the rolled-back tool released what it held')
   assert.equal(s.hooks.has('transform_tool_result'), false)
-  assert.equal((await s.dispatcher.dispatch({ name: 'good_one', args: {} })).content, 'one')
-  assert.equal((await s.dispatcher.dispatch({ name: 'good_two', args: {} })).content, 'two')
+  assert.equal((await s.call({ name: 'good_one', args: {} })).content, 'one')
+  assert.equal((await s.call({ name: 'good_two', args: {} })).content, 'two')
 
   const line = s.log.lines().find((l) => l.msg === 'plugin failed to load; skipped (its tools and hooks removed)')
   assert.ok(line, 'the failure is logged')
@@ -255,7 +255,7 @@ test('a failed override is undone: the replaced tool comes back', async (t) => {
   assert.deepEqual(s.registry.getEntry('shared')!.origin, { kind: 'builtin' })
   assert.equal(s.registry.getEntry('shared')!.toolset, 'core')
   assert.deepEqual(s.registry.getEntry('shared')!.annotations, { readOnly: true }, 'with its annotations')
-  assert.equal((await s.dispatcher.dispatch({ name: 'shared', args: {} })).content, 'builtin')
+  assert.equal((await s.call({ name: 'shared', args: {} })).content, 'builtin')
 })
 
 test('a failed override restores the alias its toolset lost', async (t) => {
@@ -324,9 +324,9 @@ test('installed packages are found in node_modules beside (or above) the base fo
     ['gw-plugin-hello/extra', join(s.dir, 'node_modules/gw-plugin-hello/lib/extra.js')],
     ['@acme/gw-tools', join(s.dir, 'node_modules/@acme/gw-tools/main.cjs')]
   ])
-  assert.equal((await s.dispatcher.dispatch({ name: 'hello', args: {} })).content, 'from the package')
-  assert.equal((await s.dispatcher.dispatch({ name: 'hello_extra', args: {} })).content, 'extra')
-  assert.equal((await s.dispatcher.dispatch({ name: 'acme_tool', args: {} })).content, 'acme @acme/gw-tools')
+  assert.equal((await s.call({ name: 'hello', args: {} })).content, 'from the package')
+  assert.equal((await s.call({ name: 'hello_extra', args: {} })).content, 'extra')
+  assert.equal((await s.call({ name: 'acme_tool', args: {} })).content, 'acme @acme/gw-tools')
   assert.equal(s.registry.getEntry('acme_tool')!.toolset, '@acme/gw-tools')
 })
 

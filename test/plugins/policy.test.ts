@@ -24,15 +24,15 @@ test('deny patterns block matching tools before they run, naming the pattern', a
   const report = await s.load([{ module: POLICY, options: { deny: ['terminal', 'mcp__*__delete_*'] } }])
   assert.deepEqual(report.failed, [])
 
-  const terminal = await s.dispatcher.dispatch({ name: 'terminal', args: {} })
+  const { outcome: terminal, httpStatus } = await s.dispatcher.dispatch({ name: 'terminal', args: {} })
   assert.equal(terminal.status, 'blocked')
-  assert.equal(terminal.httpStatus, 403)
+  assert.equal(httpStatus, 403)
   assert.deepEqual(JSON.parse(terminal.content), { error: 'tool "terminal" is blocked by policy (deny pattern "terminal")' })
-  const deleting = await s.dispatcher.dispatch({ name: 'mcp__files__delete_file', args: {} })
+  const deleting = await s.call({ name: 'mcp__files__delete_file', args: {} })
   assert.deepEqual(JSON.parse(deleting.content), { error: 'tool "mcp__files__delete_file" is blocked by policy (deny pattern "mcp__*__delete_*")' })
 
-  assert.equal((await s.dispatcher.dispatch({ name: 'mcp__files__read_file', args: {} })).status, 'ok')
-  assert.equal((await s.dispatcher.dispatch({ name: 'terminal_status', args: {} })).status, 'ok', 'a pattern matches whole names')
+  assert.equal((await s.call({ name: 'mcp__files__read_file', args: {} })).status, 'ok')
+  assert.equal((await s.call({ name: 'terminal_status', args: {} })).status, 'ok', 'a pattern matches whole names')
   assert.deepEqual(ran, ['mcp__files__read_file', 'terminal_status'])
 })
 
@@ -41,10 +41,10 @@ test('an allow list blocks every tool it does not match; deny still wins', async
   const ran: string[] = []
   registerTools(s, ['web_search', 'web_extract', 'read_file'], ran)
   await s.load([{ module: POLICY, options: { allow: ['web_*'], deny: ['web_extract'] } }])
-  assert.equal((await s.dispatcher.dispatch({ name: 'web_search', args: {} })).status, 'ok')
-  const extract = await s.dispatcher.dispatch({ name: 'web_extract', args: {} })
+  assert.equal((await s.call({ name: 'web_search', args: {} })).status, 'ok')
+  const extract = await s.call({ name: 'web_extract', args: {} })
   assert.match(JSON.parse(extract.content).error, /deny pattern "web_extract"/)
-  const read = await s.dispatcher.dispatch({ name: 'read_file', args: {} })
+  const read = await s.call({ name: 'read_file', args: {} })
   assert.equal(JSON.parse(read.content).error, 'tool "read_file" is blocked by policy (it matches no allow pattern: web_*)')
   assert.deepEqual(ran, ['web_search'])
 })
@@ -56,8 +56,8 @@ test('blocked calls reach the audit log with status blocked', async (t) => {
     { module: POLICY, options: { deny: ['terminal'] } },
     { module: AUDIT_LOG, options: { path: 'audit.jsonl' } }
   ])
-  await s.dispatcher.dispatch({ name: 'terminal', args: {} })
-  await s.dispatcher.dispatch({ name: 'echo', args: {} })
+  await s.call({ name: 'terminal', args: {} })
+  await s.call({ name: 'echo', args: {} })
   const lines = (await readFile(join(s.dir, 'audit.jsonl'), 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l))
   assert.deepEqual(lines.map((l) => [l.tool, l.status]), [['terminal', 'blocked'], ['echo', 'ok']])
 })

@@ -10,6 +10,8 @@ import type { GatewayConfig, PluginConfig } from '../../src/config/schema.ts'
 import { DefinitionsBuilder } from '../../src/definitions/definitions.ts'
 import { Dispatcher } from '../../src/dispatch/dispatcher.ts'
 import { HookRegistry } from '../../src/dispatch/call/hooks.ts'
+import type { DispatchOutcome } from '../../src/dispatch/call/outcome.ts'
+import type { DispatchRequest } from '../../src/dispatch/call/pipeline.ts'
 import { loadPlugins, type LoadPluginsOptions, type PluginReport } from '../../src/plugins/loader.ts'
 import { ToolRegistry } from '../../src/registry/registry.ts'
 import { captureLogger, type CapturedLogger } from '../helpers/logger.ts'
@@ -22,6 +24,8 @@ export interface PluginSetup {
   hooks: HookRegistry
   dispatcher: Dispatcher
   definitions: DefinitionsBuilder
+  /** The envelope of a call through the dispatcher. */
+  call: (request: DispatchRequest) => Promise<DispatchOutcome>
   /** Writes a file under `dir` (folders created) and returns its absolute path. */
   write: (relative: string, text: string) => Promise<string>
   load: (plugins: PluginConfig[], extra?: Partial<LoadPluginsOptions>) => Promise<PluginReport>
@@ -34,8 +38,9 @@ export async function pluginSetup (t: TestContext, env: Record<string, string> =
   const log = captureLogger()
   const registry = new ToolRegistry({ logger: log.logger })
   const hooks = new HookRegistry()
-  const availability = new AvailabilityChecker({ config, ttlMs: 1, graceMs: 0 })
-  const dispatcher = new Dispatcher({ registry, availability, hooks, logger: log.logger, config, limits: config.dispatch })
+  const availability = new AvailabilityChecker({ config: () => config, ttlMs: 1, graceMs: 0 })
+  const dispatcher = new Dispatcher({ registry, availability, hooks, logger: log.logger, config: () => config })
+  const call = async (request: DispatchRequest): Promise<DispatchOutcome> => (await dispatcher.dispatch(request)).outcome
   const definitions = new DefinitionsBuilder({ registry, availability, logger: log.logger })
   const write = async (relative: string, text: string): Promise<string> => {
     const path = join(dir, relative)
@@ -44,6 +49,6 @@ export async function pluginSetup (t: TestContext, env: Record<string, string> =
     return path
   }
   const load = (plugins: PluginConfig[], extra: Partial<LoadPluginsOptions> = {}) =>
-    loadPlugins({ plugins, baseDir: dir, registry, hooks, logger: log.logger, config, ...extra })
-  return { dir, config, log, registry, hooks, dispatcher, definitions, write, load }
+    loadPlugins({ plugins, baseDir: dir, registry, hooks, logger: log.logger, config: () => config, ...extra })
+  return { dir, config, log, registry, hooks, dispatcher, definitions, call, write, load }
 }

@@ -118,3 +118,45 @@ test('API keys: a new key works and a removed one is refused after the reload; g
   assert.equal(await status('new'), 200)
   assert.equal((await app.inject({ method: 'GET', url: '/toolsets' })).statusCode, 401)
 })
+
+test('a reload swaps the configuration whole: the one before is left as it was, and a call under way keeps the one it started with', async (t) => {
+  const { app, tools, configFile } = await buildReloadApp(t, 'dispatch:\n  maxResultChars: 500\n')
+  // Answers what its ctx.config says once released, having read nothing before.
+  await writeFile(join(tools, 'holder.mjs'), `import { registry } from 'tool-gateway/registry'
+registry.register({
+  name: 'holder',
+  toolset: 'reloadable',
+  schema: { description: 'Answers its configuration', parameters: { type: 'object', properties: {} } },
+  handler: async (_args, ctx) => {
+    globalThis.__holding?.()
+    await new Promise((resolve) => { globalThis.__release_holder = resolve })
+    return JSON.stringify({ maxResultChars: ctx.config.dispatch.maxResultChars, override: ctx.config.tools.holder ?? null })
+  }
+})
+`)
+  await app.reload()
+  const before = app.gateway.config
+  const globals = globalThis as unknown as Record<string, (() => void) | undefined>
+  const holding = new Promise<void>((resolve) => { globals.__holding = resolve })
+  const during = app.inject({ method: 'POST', url: '/dispatch/holder', payload: {} })
+  await holding
+  await writeFile(configFile, 'dispatch:\n  maxResultChars: 900\ntools:\n  holder: { maxResultSizeChars: 800 }\n')
+  const report = await app.reload()
+  assert.ok(report.ok)
+  assert.deepEqual(report.applied, ['dispatch', 'tools'])
+  globals.__release_holder?.()
+  assert.deepEqual(JSON.parse((await during).json<{ content: string }>().content), { maxResultChars: 500, override: null })
+
+  assert.notEqual(app.gateway.config, before)
+  assert.equal(before.dispatch.maxResultChars, 500, 'the configuration before the reload was not edited')
+  assert.deepEqual(before.tools, {})
+  assert.equal(app.gateway.config.dispatch.maxResultChars, 900)
+  assert.equal(app.gateway.dispatcher.limits.maxResultChars, 900)
+  // Only what applies changed: the rest of the new object is the running one's.
+  assert.equal(app.gateway.config.http, before.http)
+
+  const next = app.inject({ method: 'POST', url: '/dispatch/holder', payload: {} })
+  await new Promise<void>((resolve) => { globals.__holding = resolve })
+  globals.__release_holder?.()
+  assert.deepEqual(JSON.parse((await next).json<{ content: string }>().content), { maxResultChars: 900, override: { maxResultSizeChars: 800 } })
+})

@@ -107,6 +107,22 @@ test('the envelope names the media, and the key that made the call fetches their
   assert.equal((await request(base, 'alice', `/results/${envelope.resultId}/media/x`)).status, 400)
 })
 
+test('an Idempotency-Key keeps the envelope, not the media\'s base64: a retry is replayed within a budget the bytes would overflow', async (t) => {
+  // The WAV alone is ~2.2 KB of base64 (4.4 KB as kept); the envelope naming both items is far less.
+  const base = await gateway(t, { IDEMPOTENCY_MAX_BYTES_PER_KEY: '3000' })
+  const call = async (): Promise<Response> => await fetch(`${base}/dispatch/picture`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEYS.alice}`, 'content-type': 'application/json', 'idempotency-key': 'picture-1' },
+    body: '{}'
+  })
+  const first = await call()
+  const body = await first.text()
+  assert.equal(first.status, 200)
+  const retry = await call()
+  assert.equal(retry.headers.get('idempotent-replayed'), 'true', 'the answer was kept')
+  assert.equal(await retry.text(), body)
+})
+
 test('media a tool gets wrong are dropped with a note saying why; the rest of the call goes on', async (t) => {
   const base = await gateway(t)
   const envelope = await (await request(base, 'alice', '/dispatch/bad', {})).json() as EnvelopeBody

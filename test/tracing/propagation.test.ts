@@ -93,7 +93,7 @@ test('without tracing, a caller\'s traceparent goes no further: no tracer, nothi
   const page = await recordingServer(t)
   const { app } = await buildTestApp(t, { WEB_ALLOW_HOSTS: '127.0.0.1' }, { builtins: true })
   assert.equal(app.tracer, undefined)
-  assert.equal(app.gateway.dispatcher.tracer, undefined)
+  assert.equal(app.gateway.tracer, undefined)
   let seen: unknown = 'not called'
   app.gateway.registry.register({
     name: 'peek', toolset: 'testing', schema: { parameters: { type: 'object' } }, handler: (_args, ctx) => { seen = ctx.traceHeaders; return 'ok' }

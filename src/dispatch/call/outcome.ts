@@ -1,7 +1,9 @@
 // The dispatch contract, in one place: the statuses a call ends with, the envelope every dispatch
 // answers (one TypeBox schema for validation, serialisation, types and the OpenAPI document), the
 // error code and HTTP status of each failure (from the error registry), and the one builder of
-// envelopes, used by the dispatcher and by the HTTP error handler alike.
+// envelopes, used by the dispatcher and by the HTTP error handler alike. What only a transport needs
+// (the HTTP status, the media's data) goes beside the envelope (Dispatched), never inside it: the
+// envelope is what is serialised, logged and kept for replays, whole and nothing more.
 import { Type, type Static } from 'typebox'
 import {
   BadRequestError, BlockedError, BodyTooLargeError, CancelledError, InternalError, InvalidArgumentsError, NotFoundError,
@@ -73,11 +75,16 @@ export const Envelope = Type.Object({
   }, { description: 'Present only when ok is false.' }))
 }, { $id: 'Envelope', description: 'The answer to every dispatch, success or not.' })
 
-/** What a dispatch returns: the envelope, plus the HTTP status the contract gives it (never serialised). */
-export type DispatchOutcome = Static<typeof Envelope> & {
-  httpStatus: number
-  /** The media with their data, for the answers that carry them inline (dialects, MCP); never in the envelope. */
-  inlineMedia?: readonly ToolMedia[]
+/** The envelope of one call: exactly what every answer serialises. */
+export type DispatchOutcome = Static<typeof Envelope>
+
+/** What a dispatch returns: the envelope, and beside it what only the transports read. */
+export interface Dispatched {
+  readonly outcome: DispatchOutcome
+  /** The HTTP status the contract gives the outcome (POST /dispatch/:name answers with it). */
+  readonly httpStatus: number
+  /** The images and sounds with their data, for the answers that carry them inline (dialects, MCP); absent without media. */
+  readonly inlineMedia?: readonly ToolMedia[]
 }
 
 /** What the steps of the pipeline pass back up before the outcome is built. */
@@ -117,8 +124,8 @@ export function statusOfError (code: string, httpStatus: number): FailedStatus {
 }
 
 /**
- * The one envelope builder. A failed result takes the error code and HTTP status of its status,
- * unless `raised` names the error that ended the call around it (then its own code and status).
+ * The one envelope builder. A failed result takes the error code of its status, unless `raised`
+ * names the error that ended the call around it (then its own code).
  */
 export function buildOutcome (tool: string, callId: string, result: StepResult, durationMs: number, raised?: ErrorClass): DispatchOutcome {
   const outcome: DispatchOutcome = {
@@ -129,20 +136,24 @@ export function buildOutcome (tool: string, callId: string, result: StepResult, 
     content: result.content,
     truncated: result.truncated ?? false,
     originalLength: result.originalLength ?? result.content.length,
-    durationMs,
-    httpStatus: 200
+    durationMs
   }
   if (result.resultId !== undefined) outcome.resultId = result.resultId
   if (result.media !== undefined) {
     outcome.media = result.media.map(({ kind, mimeType, bytes, url }) => url === undefined ? { kind, mimeType, bytes } : { kind, mimeType, bytes, url })
-    outcome.inlineMedia = result.media
   }
   if (result.status !== 'ok') {
     const failure = raised ?? FAILURES[result.status]
     outcome.error = { code: failure.code, message: result.message ?? errorMessageOf(result.content) }
-    outcome.httpStatus = failure.statusCode
   }
   return outcome
+}
+
+/** A dispatch's answer: the envelope of `result`, its HTTP status, and its media's data beside it. */
+export function dispatched (tool: string, callId: string, result: StepResult, durationMs: number): Dispatched {
+  const outcome = buildOutcome(tool, callId, result, durationMs)
+  const httpStatus = result.status === 'ok' ? 200 : FAILURES[result.status].statusCode
+  return result.media === undefined ? { outcome, httpStatus } : { outcome, httpStatus, inlineMedia: result.media }
 }
 
 /** The `error` field of a `{"error": ...}` result, or the content itself. */

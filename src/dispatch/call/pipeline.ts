@@ -4,6 +4,7 @@
 import type { Logger } from 'pino'
 import type { CallerIdentity, ToolEntry, ToolProgress } from '../../registry/types.ts'
 import type { TraceHeaders, TraceParent } from '../../tracing/tracer.ts'
+import type { DispatchConfig } from './dispatch-config.ts'
 import type { StepResult } from './outcome.ts'
 
 export interface DispatchRequest {
@@ -38,6 +39,8 @@ export interface CallState {
   readonly request: DispatchRequest
   readonly callId: string
   readonly startedAt: number
+  /** The configuration as it stood when the call started; a reload meanwhile does not change it. */
+  readonly config: DispatchConfig
   /** Binds callId, and the tool once the lookup found it. */
   readonly logger: Logger
   /** Set by the lookup step; every later step can rely on it. */
@@ -59,14 +62,16 @@ class Call implements CallState {
   readonly request: DispatchRequest
   readonly callId: string
   readonly startedAt: number
+  readonly config: DispatchConfig
   readonly #base: Logger
   #logger: Logger | undefined = undefined
   #loggerTool: string | undefined = undefined
 
-  constructor (request: DispatchRequest, callId: string, startedAt: number, base: Logger) {
+  constructor (request: DispatchRequest, callId: string, startedAt: number, config: DispatchConfig, base: Logger) {
     this.request = request
     this.callId = callId
     this.startedAt = startedAt
+    this.config = config
     this.#base = base
   }
 
@@ -86,8 +91,8 @@ class Call implements CallState {
   }
 }
 
-export function createCallState (request: DispatchRequest, callId: string, startedAt: number, base: Logger): CallState {
-  return new Call(request, callId, startedAt, base)
+export function createCallState (request: DispatchRequest, callId: string, startedAt: number, config: DispatchConfig, base: Logger): CallState {
+  return new Call(request, callId, startedAt, config, base)
 }
 
 /** A step answers itself (an invalid argument, a block) or awaits `next(call)`, the rest of the chain, and wraps its answer. */

@@ -67,8 +67,9 @@ export const anthropic: Dialect = {
   isCall,
   callsOf: (list, where) => checkedCalls(list, where, isCall, check, (block) => ({ id: block.id, name: block.name, args: block.input })),
   answerKey: 'content',
-  answer: (call, outcome, options) => {
-    const images = imagesOf(outcome)
+  answer: (call, answer, options) => {
+    const { outcome } = answer
+    const images = imagesOf(answer)
     // Only when the body asks: a tool_reference to a tool the request does not define is an error
     // on Anthropic's side, and only the caller knows what its request defines.
     const references = options.toolReferences && outcome.ok && call.name === SEARCH_TOOL_NAME ? foundToolNames(outcome.content) : []

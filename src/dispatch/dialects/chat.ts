@@ -37,5 +37,5 @@ export const chat: Dialect = {
   isCall: () => true,
   callsOf: (list, where) => checkedCalls(list, where, chat.isCall, check, (call) => ({ id: call.id, name: call.function.name, args: call.function.arguments })),
   answerKey: 'messages',
-  answer: (call, outcome) => ({ role: 'tool', tool_call_id: call.id, content: outcome.content })
+  answer: (call, { outcome }) => ({ role: 'tool', tool_call_id: call.id, content: outcome.content })
 }

@@ -3,7 +3,7 @@
 import { Ajv, type ValidateFunction } from 'ajv'
 import { Type, type TSchema } from 'typebox'
 import { BadRequestError } from '../../shared/errors.ts'
-import type { DispatchOutcome } from '../call/outcome.ts'
+import type { Dispatched } from '../call/outcome.ts'
 import type { ToolMedia } from '../../registry/types.ts'
 
 /** One tool call of a batch, whatever dialect it came in. */
@@ -29,8 +29,8 @@ export interface Dialect {
   callsOf: (list: readonly unknown[], where: string) => BatchCall[]
   /** The key of the answer's list, beside `results`. */
   readonly answerKey: string
-  /** One call's answer, in this dialect's own shape. */
-  answer: (call: BatchCall, outcome: DispatchOutcome, options: AnswerOptions) => unknown
+  /** One call's answer, in this dialect's own shape (its media's data beside the envelope). */
+  answer: (call: BatchCall, answer: Dispatched, options: AnswerOptions) => unknown
 }
 
 /** What a body asks of its answers beside its calls. */
@@ -39,9 +39,9 @@ export interface AnswerOptions {
   readonly toolReferences: boolean
 }
 
-/** The images of an outcome, with their data (media go with successes only). */
-export function imagesOf (outcome: DispatchOutcome): readonly ToolMedia[] {
-  return outcome.inlineMedia?.filter((item) => item.kind === 'image') ?? []
+/** The images of a call's answer, with their data (media go with successes only). */
+export function imagesOf (answer: Dispatched): readonly ToolMedia[] {
+  return answer.inlineMedia?.filter((item) => item.kind === 'image') ?? []
 }
 
 /** The flags a body may carry beside its calls (a whole request carries parallel_tool_calls). */

@@ -62,12 +62,12 @@ export const gemini: Dialect = {
   isCall,
   callsOf: (list, where) => checkedCalls(list, where, isCall, check, ({ functionCall }) => ({ id: functionCall.id, name: functionCall.name, args: functionCall.args ?? {} })),
   answerKey: 'parts',
-  answer: (call, outcome) => ({
+  answer: (call, { outcome, inlineMedia }) => ({
     functionResponse: {
       ...(call.id === undefined ? {} : { id: call.id }),
       name: call.name,
       response: outcome.ok ? { output: outcome.content } : { error: errorOf(outcome) },
-      ...(outcome.inlineMedia === undefined ? {} : { parts: outcome.inlineMedia.map(({ mimeType, data }) => ({ inlineData: { mimeType, data } })) })
+      ...(inlineMedia === undefined ? {} : { parts: inlineMedia.map(({ mimeType, data }) => ({ inlineData: { mimeType, data } })) })
     }
   })
 }

@@ -1,7 +1,7 @@
 // The batch dialects in one table, and the detection of a body's dialect from its shape: explicit
 // and unambiguous, so a body mixing dialects or matching none is refused naming the accepted shapes.
 import { Type } from 'typebox'
-import type { DispatchOutcome } from '../call/outcome.ts'
+import type { Dispatched } from '../call/outcome.ts'
 import { BadRequestError } from '../../shared/errors.ts'
 import { anthropic, AnthropicAnswer, AnthropicBody } from './anthropic.ts'
 import { chat, ChatAnswer, ChatBody } from './chat.ts'
@@ -76,10 +76,10 @@ export function parseBatch (body: unknown): ParsedBatch {
 }
 
 /** The answer to a batch: one answer per call in the dialect's own shape, and the envelopes. */
-export function answerBatch (batch: ParsedBatch, outcomes: readonly DispatchOutcome[]): Record<string, unknown> {
+export function answerBatch (batch: ParsedBatch, answers: readonly Dispatched[]): Record<string, unknown> {
   return {
-    [batch.dialect.answerKey]: batch.calls.map((call, i) => batch.dialect.answer(call, outcomes[i], batch.options)),
-    results: outcomes
+    [batch.dialect.answerKey]: batch.calls.map((call, i) => batch.dialect.answer(call, answers[i], batch.options)),
+    results: answers.map(({ outcome }) => outcome)
   }
 }
 

@@ -64,8 +64,9 @@ export const responses: Dialect = {
       .filter((call) => !answered.has(call.id))
   },
   answerKey: 'items',
-  answer: (call, outcome) => {
-    const images = imagesOf(outcome)
+  answer: (call, answer) => {
+    const { outcome } = answer
+    const images = imagesOf(answer)
     const output = images.length === 0
       ? outcome.content
       : [

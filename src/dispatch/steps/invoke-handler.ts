@@ -5,7 +5,7 @@
 import { isErrorResult } from '../../registry/tool-result.ts'
 import type { Logger } from 'pino'
 import type { CallerIdentity, MediaResult, ResultPage, ToolContext, ToolEntry, ToolProgress } from '../../registry/types.ts'
-import { checkMedia, DEFAULT_MAX_MEDIA_BYTES, isMediaResult } from '../call/media.ts'
+import { checkMedia, isMediaResult } from '../call/media.ts'
 import { pageOf } from '../../results/read.ts'
 import type { ResultStore } from '../../results/result-store.ts'
 import type { RunningCalls } from '../call/running-calls.ts'
@@ -19,9 +19,6 @@ import { ProgressCoalescer } from '../call/progress-coalescer.ts'
 export interface InvokeOptions {
   /** The deadline for this call in ms. */
   timeoutOf: (call: CallState) => number
-  config: unknown
-  /** Bytes of images and audio one call may carry; past it, items are dropped with a note (default 10 MiB). */
-  maxMediaBytes?: number
   /** Where cut results are kept, read through ctx.readResult (the read_result tool). */
   results?: ResultStore
   /** Counts the calls running on each entry, for a reload that waits for them. */
@@ -110,7 +107,8 @@ class HandlerContext implements ToolContext {
     this.visible = request.visible
     this.progressWanted = request.onProgress !== undefined
     this.signal = signal
-    this.config = options.config
+    // The whole configuration the call started with (the dispatcher reads its dispatch and tools parts).
+    this.config = call.config
     this.traceHeaders = call.traceHeaders
     this.#call = call
     this.#results = options.results
@@ -167,7 +165,7 @@ async function runHandler (call: CallState, entry: ToolEntry, timeoutMs: number,
   // An async wrapper, so that a handler throwing before it returns a promise fails the same way.
   const running = (async () => await entry.handler(call.args, ctx))()
   const answered = running.then(
-    (value) => fromValue(entry, value, options.maxMediaBytes ?? DEFAULT_MAX_MEDIA_BYTES),
+    (value) => fromValue(entry, value, call.config.dispatch.maxMediaBytes),
     // Once the call has its answer, a rejection is mostly the handler obeying its aborted signal:
     // reportLate logs it at debug, not as a fault of the tool.
     (error: unknown) => ctx.ended ? failed('error', sanitizeError(error)) : thrown(call, error))

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { AvailabilityChecker } from '../../../src/availability/checker.ts'
 import type { McpServerConfig } from '../../../src/config/schema.ts'
 import { Dispatcher } from '../../../src/dispatch/dispatcher.ts'
-import type { DispatchOutcome } from '../../../src/dispatch/call/outcome.ts'
+import type { Dispatched, DispatchOutcome } from '../../../src/dispatch/call/outcome.ts'
 import type { DispatchRequest } from '../../../src/dispatch/call/pipeline.ts'
 import { McpManager, type McpManagerOptions } from '../../../src/mcp-client/manager.ts'
 import { ToolRegistry } from '../../../src/registry/registry.ts'
@@ -22,7 +22,10 @@ export interface McpHarness {
   dispatcher: Dispatcher
   manager: McpManager
   log: CapturedLogger
+  /** The envelope of a call. */
   call: (name: string, args: unknown, extra?: Partial<DispatchRequest>) => Promise<DispatchOutcome>
+  /** The envelope of a call with its HTTP status and media's data beside it. */
+  answer: (name: string, args: unknown, extra?: Partial<DispatchRequest>) => Promise<Dispatched>
 }
 
 export function createMcpHarness (servers: Record<string, McpServerConfig>, options: Partial<McpManagerOptions> = {}): McpHarness {
@@ -39,6 +42,7 @@ export function createMcpHarness (servers: Record<string, McpServerConfig>, opti
     dispatcher,
     manager,
     log,
-    call: (name, args, extra = {}) => dispatcher.dispatch({ name, args, ...extra })
+    call: async (name, args, extra = {}) => (await dispatcher.dispatch({ name, args, ...extra })).outcome,
+    answer: async (name, args, extra = {}) => await dispatcher.dispatch({ name, args, ...extra })
   }
 }
