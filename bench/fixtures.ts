@@ -92,7 +92,7 @@ export function definitionTool (i: number): { name: string, toolset: string, des
   }
 }
 
-/** A tool module as a user writes one (README, Adding your own tools): a top-level register call per tool. */
+/** A tool module as a user writes one (docs/tools.md, "Adding your own tools"): a top-level register call per tool. */
 function toolModule (specs: unknown[], handler: string): string {
   return [
     "import { registry, toolResult } from 'tool-gateway/registry'",
@@ -104,7 +104,7 @@ function toolModule (specs: unknown[], handler: string): string {
 /** A folder of tool modules, TOOLS_PER_MODULE tools each (1 000 tools: 100 modules, as many small files are more likely than one huge one). */
 async function toolFolder (dir: string, specs: unknown[], handler: string): Promise<string> {
   await mkdir(dir, { recursive: true })
-  // Without "type": "module" above it, Node would warn and parse each module twice (README).
+  // Without "type": "module" above it, Node would warn and parse each module twice (docs/tools.md).
   await writeFile(join(dir, 'package.json'), '{ "type": "module" }\n')
   for (let i = 0; i < specs.length; i += TOOLS_PER_MODULE) {
     await writeFile(join(dir, `tools-${String(i / TOOLS_PER_MODULE).padStart(3, '0')}.js`), toolModule(specs.slice(i, i + TOOLS_PER_MODULE), handler))

@@ -1,4 +1,4 @@
-// The results of a benchmark run: markdown tables on stdout (the README pastes them) and the same
+// The results of a benchmark run: markdown tables on stdout (bench/README.md pastes them) and the same
 // figures, with the machine, its load and the settings, in bench/results.json. Each figure is flagged
 // against the target of issue 14 (or of the issue that set a pair's own).
 import { writeFile } from 'node:fs/promises'

@@ -6,7 +6,7 @@
 // `npm run build` makes it) in a process of its own, with its settings in the environment and a temp
 // WORKSPACE_ROOT generated afresh (fixtures.ts). autocannon loads one server at a time from this
 // process, in alternating rounds so that a change of load on the machine hits both sides.
-// BENCH_SCENARIOS selects groups. Prints markdown tables (the README pastes them) and writes
+// BENCH_SCENARIOS selects groups. Prints markdown tables (bench/README.md pastes them) and writes
 // bench/results.json; exits non-zero when any scenario had an answer other than the expected one.
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'

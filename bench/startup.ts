@@ -1,6 +1,6 @@
 // Start-up as users meet it: time from spawn to the first 200 of GET /readyz, and the RSS once the
 // process settled after it, for the compiled entry with the built-in tools, the same with 1 000 more
-// tools, and the `npm start` command (README's first command). Kinds alternate start by start, so a
+// tools, and the `npm start` command (the README's first command). Kinds alternate start by start, so a
 // change of load on the machine hits all of them; medians are reported.
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Fixtures } from './fixtures.ts'

@@ -1,4 +1,4 @@
-// A manual check of the image's MCP stdio mode (README, "Running in a container"), not part of
+// A manual check of the image's MCP stdio mode (docs/operations.md, "Running in a container"), not part of
 // `npm test`: it needs a built image and a container runtime, which CI does not guarantee.
 //   node scripts/check-stdio-container.mjs                      # docker, image `tool-gateway`
 //   node scripts/check-stdio-container.mjs podman run -i --rm --init --no-healthcheck \
@@ -102,7 +102,7 @@ async function converse (gateway, workspace) {
   const owner = (await stat(workspace)).uid
   step(write.result?.isError === false
     ? 'tools/call write_file: the workspace is writable'
-    : `note: write_file failed (${write.result?.content?.[0]?.text ?? JSON.stringify(write)}); the folder belongs to uid ${owner} and the image runs as uid 1000: see README, "Running in a container"`)
+    : `note: write_file failed (${write.result?.content?.[0]?.text ?? JSON.stringify(write)}); the folder belongs to uid ${owner} and the image runs as uid 1000: see docs/operations.md, "Running in a container"`)
 }
 
 async function main () {

@@ -1,5 +1,5 @@
 // `npm run container:check`: builds the real image from the Dockerfile and runs it, with the engine
-// this kind of machine has (Debian's podman and buildah, no Docker daemon; recipe in the README,
+// this kind of machine has (Debian's podman and buildah, no Docker daemon; recipe in docs/operations.md,
 // "Building the image without Docker"). It installs what it needs (apt-get, as root), makes the
 // base image when missing (debootstrap + this project's Node 24), builds, then checks the image as
 // an operator would run it:
@@ -9,7 +9,7 @@
 //      the plugin's tool listed, a file of the workspace read, a file written owned by uid 1000;
 //   4. its own HEALTHCHECK command passes against it;
 //   5. SIGTERM with a call in flight: the call finishes, the process exits 0.
-// Sizes of the image and its layers are printed at the end (the README quotes them).
+// Sizes of the image and its layers are printed at the end (docs/operations.md quotes them).
 // Plain JavaScript on purpose, like smoke-prod.mjs: it runs before anything is built.
 import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'

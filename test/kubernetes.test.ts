@@ -81,7 +81,7 @@ async function tempDir (t: TestContext): Promise<string> {
   return dir
 }
 
-// What an operator puts in the Secret in place of the base's placeholder (README, "Your overlay").
+// What an operator puts in the Secret in place of the base's placeholder (docs/operations.md, "On Kubernetes").
 const OPERATOR_SECRET = { GATEWAY_API_KEY_SHA256: sha256('an-operator-key') }
 
 /**
@@ -99,7 +99,7 @@ async function podConfig (t: TestContext, objects: K8sObject[], secret: Record<s
   return { config: await loadConfig({ env: { ...env, GATEWAY_CONFIG: join(dir, file) }, cwd: '/' }), env }
 }
 
-/** An operator's overlay of the base, as the README shows it: their image and their key's digest. */
+/** An operator's overlay of the base, as docs/operations.md shows it: their image and their key's digest. */
 async function operatorOverlay (t: TestContext, key: string, over = BASE): Promise<K8sObject[]> {
   const dir = await tempDir(t)
   await writeFile(join(dir, 'kustomization.yaml'), [

@@ -1,4 +1,4 @@
-// What few deployments use is loaded on first use, not at start (README, "Development"): a child
+// What few deployments use is loaded on first use, not at start (docs/development.md): a child
 // process builds the gateway with its built-in tools and reports which npm packages it loaded.
 // A new static import of one of these packages on the start-up path fails here.
 import { test } from 'node:test'

@@ -1,5 +1,5 @@
 // Runs a command in a container of an image with buildah (podman run cannot set rlimits on these
-// machines: the recipe in the README). Host network, so the gateway's port is reached on 127.0.0.1.
+// machines: the recipe in docs/operations.md). Host network, so the gateway's port is reached on 127.0.0.1.
 // No user is given: the image's own USER applies, which is what is checked.
 import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'

@@ -4,7 +4,7 @@
 
 type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'pairs'
 
-/** Variable → [field path, kind]. The README's config reference lists the same table. */
+/** Variable → [field path, kind]. docs/configuration.md lists the same table. */
 export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = Object.freeze({
   HOST: ['host', 'string'],
   PORT: ['port', 'integer'],

@@ -1,7 +1,7 @@
 // The connection to the Redis the replicas share (REDIS_URL), and whether it works right now. The
 // gateway never waits on a Redis that is down: the offline queue is off, so a command fails at once
 // while disconnected, and a slow one fails after commandTimeoutMs; each user of the link then falls
-// back to this process's memory (README: "Running several replicas"). ioredis keeps reconnecting
+// back to this process's memory (docs/operations.md, "Running several replicas"). ioredis keeps reconnecting
 // in the background; the link logs each change of state once.
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'

@@ -1,4 +1,4 @@
-// The README's "Adding your own tools", end to end: a folder outside the repository holds a tool
+// docs/tools.md's "Adding your own tools", end to end: a folder outside the repository holds a tool
 // module that imports 'tool-gateway/registry'; EXTRA_TOOLS_DIRS names it; the gateway lists the
 // tool beside the built-in ones and runs it. In-process, then as `npm run dev` runs (the sources),
 // then as `npm start` and the container run (compiled files, here in another folder, `node dist/src/server.js`).
@@ -136,7 +136,7 @@ test('npm start and the container: compiled files in another folder, `node dist/
   assert.match(dockerfile, /^WORKDIR \/app$/m)
   assert.match(dockerfile, /^CMD \["node", "dist\/src\/server\.js"\]$/m, 'this test starts what the image runs')
   const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-  // With the image's malloc setting (README, "Running in a container"), unless the user's environment has its own.
+  // With the image's malloc setting (docs/operations.md, "Running in a container"), unless the user's environment has its own.
   assert.match(dockerfile, /^ {4}MALLOC_ARENA_MAX=2$/m)
   assert.match(pkg.scripts.start, /^MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\} exec node dist\/src\/server\.js$/, '`npm start` runs the same')
   assert.equal(pkg.scripts.prestart, 'npm run build', 'after building what changed')

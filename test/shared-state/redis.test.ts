@@ -127,7 +127,7 @@ test('in Redis one key\'s flood of kept results and keyed answers never pushes o
     app.gateway.registry.register(fixtureTool('wide', { maxResultSizeChars: 100, handler: async () => 'w'.repeat(50_000) }))
     app.gateway.registry.register(fixtureTool('echo', { handler: async (args) => toolResult({ run: ++runs.count, text: args.text ?? null }) }))
   }
-  // Redis bounded as the README says (maxmemory, volatile-lru), 3 MB above what it holds now: its
+  // Redis bounded as docs/operations.md says (maxmemory, volatile-lru), 3 MB above what it holds now: its
   // own eviction, blind to keys, would take b's entries among a's 15 MB without the budgets.
   const admin = new Redis(redis.url)
   t.after(() => { admin.disconnect() })
