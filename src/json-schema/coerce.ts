@@ -1,6 +1,6 @@
 // Coerces the loosely typed arguments a model sends toward the types of the tool's parameters (REFERENCE §7).
 import secureJson from 'secure-json-parse'
-import type { JsonSchema } from '../registry/types.ts'
+import type { JsonSchema } from './document.ts'
 import { exceedsMaxItems, matchesType, ownValue, resolveSchema, typeCandidates } from './schema-types.ts'
 import type { TypeCandidate } from './schema-types.ts'
 import { FORBIDDEN_JSON_KEYS, isRecord } from '../shared/objects.ts'

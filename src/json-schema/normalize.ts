@@ -1,7 +1,7 @@
 // Normalises the input schema of an MCP tool before it reaches the registry. The schema comes from
 // a server we do not control, so this is a bounded copy that never throws and never evaluates
 // anything: depth, node and character budgets, no `$id`, no remote `$ref`, no `__proto__` keys.
-import type { JsonSchema } from '../registry/types.ts'
+import type { JsonSchema } from './document.ts'
 import { isRecord, messageOf } from '../shared/objects.ts'
 import { DEFAULT_SCHEMA_LIMITS, Normalizer, type SchemaLimits } from './normalizer.ts'
 

@@ -3,7 +3,7 @@
 // for a property the tool's own schema does not require, and does not allow to be null, as absent:
 // the same call then works whichever definitions the model was given. A null where the schema
 // requires the property, or where null is a real value the schema allows, stays as it is.
-import type { JsonSchema } from '../registry/types.ts'
+import type { JsonSchema } from './document.ts'
 import { isRecord } from '../shared/objects.ts'
 import { exceedsMaxItems, ownValue, resolveSchema } from './schema-types.ts'
 

@@ -1,5 +1,5 @@
 // Reads JSON-Schema type information (type lists, nullable, anyOf/oneOf, local $ref) for argument coercion.
-import type { JsonSchema } from '../registry/types.ts'
+import type { JsonSchema } from './document.ts'
 import { isRecord } from '../shared/objects.ts'
 
 export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object'

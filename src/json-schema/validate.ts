@@ -7,7 +7,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
-import type { JsonSchema } from '../registry/types.ts'
+import type { JsonSchema } from './document.ts'
 import { clipText } from '../shared/clip-text.ts'
 import { linearRegExp } from './linear-regexp.ts'
 

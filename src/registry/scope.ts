@@ -22,7 +22,8 @@
 import { fileURLToPath } from 'node:url'
 import { InvalidToolError } from '../shared/errors.ts'
 import type { ToolRegistry } from './registry.ts'
-import type { RegisterOptions, ToolEntry } from './types.ts'
+import type { JsonSchema, RegisterOptions, ToolEntry } from './types.ts'
+import { untyped } from './untyped.ts'
 
 /** The stable name outside tool modules import the registry by; discovery resolves it to this process's copy. */
 export const REGISTRY_SPECIFIER = 'tool-gateway/registry'
@@ -87,7 +88,12 @@ function remember (scope: Scope): void {
 
 /** What tool modules see: only registration, forwarded to the registry being built. */
 export const registry = {
-  register (options: RegisterOptions): ToolEntry {
+  /**
+   * Registers a tool into the registry being built. The handler's arguments are typed from
+   * `schema.parameters` (ArgumentsOf): write the schema inline (or `as const`), or build it with
+   * TypeBox's `Type`; a schema typed as JsonSchema leaves them `Record<string, unknown>`.
+   */
+  register<const P extends object = JsonSchema> (options: RegisterOptions<P>): ToolEntry {
     const scope = current
     if (scope === undefined) {
       const closed = closedScopeOf(callerFiles())
@@ -95,13 +101,13 @@ export const registry = {
       closed?.onLate?.(error)
       throw error
     }
-    const entry = scope.registry.register(options)
+    const entry = scope.registry.register(untyped(options))
     scope.onRegister?.(entry)
     return entry
   }
 }
 
-function refusal (options: RegisterOptions, scope: Scope | undefined): string {
+function refusal (options: unknown, scope: Scope | undefined): string {
   const call = `registry.register() of tool ${JSON.stringify(String((options as { name?: unknown } | undefined)?.name))}`
   if (scope !== undefined) {
     return `${call} in ${scope.module ?? callerFiles()[0]} ran after that module finished loading (in a timer or a promise ` +

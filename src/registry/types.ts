@@ -1,8 +1,9 @@
 // The shapes of the tool registry: what a tool module registers and what the registry keeps.
 import type { Logger } from 'pino'
+import type { Static } from 'typebox'
+import type { JsonSchema } from '../json-schema/document.ts'
 
-/** A JSON Schema document, as plain data. Schemas from MCP servers are untrusted input. */
-export type JsonSchema = Record<string, unknown>
+export type { JsonSchema }
 
 /** Where a tool came from; decides the collision policy and is shown to operators. */
 export type ToolOrigin =
@@ -43,7 +44,7 @@ export interface ToolContext {
   principal?: string
   /** The signed-in user calling, when the call came with an access token (not an API key). */
   readonly identity?: CallerIdentity
-  /** The validated gateway configuration (opaque to the registry). */
+  /** The validated gateway configuration (opaque to the registry); tools read it with configOf(ctx). */
   config: unknown
   /**
    * Tells the caller how far a long call has got (an MCP client that sent a progress token gets
@@ -114,8 +115,21 @@ export interface MediaResult {
   media: ToolMedia[]
 }
 
-/** A handler answers a string (the usual case) or, to carry images and audio, a MediaResult. */
-export type ToolHandler = (args: Record<string, unknown>, ctx: ToolContext) => Promise<string | MediaResult> | string | MediaResult
+/**
+ * A handler answers a string (the usual case) or, to carry images and audio, a MediaResult. `Args`
+ * is what its parameters declare (see ArgumentsOf); the registry keeps every handler untyped.
+ */
+export type ToolHandler<Args extends object = Record<string, unknown>> = (args: Args, ctx: ToolContext) => Promise<string | MediaResult> | string | MediaResult
+
+/**
+ * The arguments a handler receives for the parameters schema `P`, read from the schema itself:
+ * a literal JSON Schema (written inline in `register`, or `as const`) or a TypeBox type, through
+ * TypeBox's Static, which reads both. A schema typed only as JsonSchema (built at run time) gives
+ * `Record<string, unknown>`. Honest because the dispatcher validates (and coerces) the arguments
+ * against the schema before any handler runs; defaults are not filled in, so a property with a
+ * `default` that is not `required` stays optional.
+ */
+export type ArgumentsOf<P extends object> = string extends keyof P ? Record<string, unknown> : Static<P>
 
 export interface CheckVerdict {
   available: boolean
@@ -130,10 +144,11 @@ export interface CheckContext {
 /** Availability probe: a boolean or a verdict with a reason, sync or async. A throw counts as unavailable. */
 export type CheckFn = (ctx: CheckContext) => boolean | CheckVerdict | Promise<boolean | CheckVerdict>
 
-export interface ToolSchema {
+/** `P`: the parameters as declared (a literal schema or a TypeBox type); the registry stores them as JsonSchema. */
+export interface ToolSchema<P extends object = JsonSchema> {
   description?: string
   /** A JSON Schema with `type: "object"`. */
-  parameters: JsonSchema
+  parameters: P
 }
 
 /**
@@ -156,12 +171,18 @@ export interface ToolAnnotations {
   title?: string
 }
 
-/** Options a tool module passes to `registry.register(...)`. */
-export interface RegisterOptions {
+/**
+ * Options a tool module passes to `registry.register(...)`. `P` is the type of
+ * `schema.parameters`, which types the handler's arguments (ArgumentsOf); the default, JsonSchema,
+ * leaves them `Record<string, unknown>`.
+ */
+export interface RegisterOptions<P extends object = JsonSchema> {
   name: string
   toolset: string
-  schema: ToolSchema
-  handler: ToolHandler
+  schema: ToolSchema<P>
+  // NoInfer: P comes from the schema alone. Inferring it back through the handler's arguments
+  // would walk every branch of TypeBox's Static and cost the type checker seconds.
+  handler: ToolHandler<NoInfer<ArgumentsOf<P>>>
   checkFn?: CheckFn
   requiresEnv?: string[]
   description?: string

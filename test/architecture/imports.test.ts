@@ -1,7 +1,8 @@
 // Imports run one way (docs/architecture.md): no file imports, even for a type, a file that
-// imports it back, and no folder of src/ depends on a folder that depends on it. Read from the
-// sources with oxc-parser (static imports, re-exports and dynamic imports alike); a cycle found is
-// named, file by file, so the fix is where the test points.
+// imports it back, no folder of src/ depends on a folder that depends on it, and tool modules
+// import only the public registry module of the gateway. Read from the sources with oxc-parser
+// (static imports, re-exports and dynamic imports alike); a cycle found is named, file by file,
+// and so is each import a tool module must not make, so the fix is where the test points.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { globSync, readFileSync } from 'node:fs'
@@ -13,24 +14,35 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 type Graph = Map<string, Set<string>>
 
+/** Every module of src/, routes/ and tools/, as paths from the root. */
+function sourceFiles (): string[] {
+  return globSync(['src/**/*.ts', 'routes/**/*.ts', 'tools/**/*.ts'], { cwd: ROOT }).filter((file) => !file.endsWith('.d.ts')).sort()
+}
+
+/** The specifiers a module imports, as written: static imports, re-exports and dynamic imports of a literal. */
+function specifiersOf (file: string): string[] {
+  const source = readFileSync(resolve(ROOT, file), 'utf8')
+  const { module } = parseSync(file, source, { sourceType: 'module' })
+  const specifiers: string[] = []
+  for (const entry of module.staticImports) specifiers.push(entry.moduleRequest.value)
+  for (const entry of module.staticExports) for (const part of entry.entries) if (part.moduleRequest !== null) specifiers.push(part.moduleRequest.value)
+  for (const entry of module.dynamicImports) {
+    const literal = /^(['"])(.*)\1$/.exec(source.slice(entry.moduleRequest.start, entry.moduleRequest.end))
+    if (literal !== null) specifiers.push(literal[2])
+  }
+  return specifiers
+}
+
+/** A relative specifier of `file` as a path from the root. */
+function target (file: string, specifier: string): string {
+  return relative(ROOT, resolve(ROOT, dirname(file), specifier.split('?')[0]))
+}
+
 /** The relative imports of every module of src/, routes/ and tools/, as paths from the root. */
 function importGraph (): Graph {
-  const files = globSync(['src/**/*.ts', 'routes/**/*.ts', 'tools/**/*.ts'], { cwd: ROOT }).filter((file) => !file.endsWith('.d.ts')).sort()
   const graph: Graph = new Map()
-  for (const file of files) {
-    const source = readFileSync(resolve(ROOT, file), 'utf8')
-    const { module } = parseSync(file, source, { sourceType: 'module' })
-    const targets = new Set<string>()
-    const add = (specifier: string): void => {
-      if (specifier.startsWith('.')) targets.add(relative(ROOT, resolve(ROOT, dirname(file), specifier.split('?')[0])))
-    }
-    for (const entry of module.staticImports) add(entry.moduleRequest.value)
-    for (const entry of module.staticExports) for (const part of entry.entries) if (part.moduleRequest !== null) add(part.moduleRequest.value)
-    for (const entry of module.dynamicImports) {
-      const literal = /^(['"])(.*)\1$/.exec(source.slice(entry.moduleRequest.start, entry.moduleRequest.end))
-      if (literal !== null) add(literal[2])
-    }
-    graph.set(file, targets)
+  for (const file of sourceFiles()) {
+    graph.set(file, new Set(specifiersOf(file).filter((specifier) => specifier.startsWith('.')).map((specifier) => target(file, specifier))))
   }
   return graph
 }
@@ -102,6 +114,45 @@ test('the folders of src/ depend on each other one way', () => {
   }
   const found = cycles(folders)
   assert.deepEqual(found.map((members) => edgesWithin(graph, members, folderOf)), [], 'import cycles between folders')
+})
+
+/** The one module of the gateway a tool imports (tools/ imports only this of src/). */
+const PUBLIC_REGISTRY = 'src/registry/index.ts'
+
+/**
+ * The imports a tool module may not make, each named: a tool imports files of tools/, node
+ * builtins and packages ('tool-gateway/registry' among them), and of the gateway only the public
+ * registry module; anything else (src/config, src/shared, routes/, ...) ties a tool to internals.
+ */
+function toolImportProblems (imports: ReadonlyMap<string, readonly string[]>): string[] {
+  const problems: string[] = []
+  for (const [file, specifiers] of imports) {
+    for (const specifier of specifiers) {
+      if (!specifier.startsWith('.') && !specifier.startsWith('/')) continue
+      const to = specifier.startsWith('/') ? relative(ROOT, specifier) : target(file, specifier)
+      if (to === PUBLIC_REGISTRY || to.startsWith('tools/')) continue
+      problems.push(`${file} imports ${to} ('${specifier}'): tools import only ${PUBLIC_REGISTRY} of the gateway`)
+    }
+  }
+  return problems.sort()
+}
+
+test('tool modules import only the public registry module', () => {
+  const imports = new Map(sourceFiles().filter((file) => file.startsWith('tools/')).map((file) => [file, specifiersOf(file)]))
+  assert.ok(imports.size > 40, `the tool modules were read (${imports.size})`)
+  assert.deepEqual(toolImportProblems(imports), [])
+})
+
+test('the test can fail: a tool importing past the registry is named', () => {
+  const imports = new Map([
+    ['tools/web/web-search.ts', ['../../src/registry/index.ts', './lib/search.ts', 'node:path', 'undici', 'tool-gateway/registry', '../file/lib/workspace.ts']],
+    ['tools/file/lib/workspace.ts', ['../../../src/config/of.ts', '../../../src/registry/scope.ts', '../../../routes/tools.ts']]
+  ])
+  assert.deepEqual(toolImportProblems(imports), [
+    "tools/file/lib/workspace.ts imports routes/tools.ts ('../../../routes/tools.ts'): tools import only src/registry/index.ts of the gateway",
+    "tools/file/lib/workspace.ts imports src/config/of.ts ('../../../src/config/of.ts'): tools import only src/registry/index.ts of the gateway",
+    "tools/file/lib/workspace.ts imports src/registry/scope.ts ('../../../src/registry/scope.ts'): tools import only src/registry/index.ts of the gateway"
+  ])
 })
 
 test('the test can fail: a cycle is found and named', () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
 import { loadConfig } from '../../src/config/load.ts'
 import { withTimeout } from '../../src/shared/timers.ts'
 import { buildTestApp } from '../helpers/app.ts'
@@ -33,6 +34,22 @@ registry.register({
 })
 `
 const WORDS = 'export function greetingFor (name: string): string {\n  return \'Hello, \' + name + \'!\'\n}\n'
+const SHOUT = `// shout.ts: a typed tool of my own, its parameters a TypeBox type.
+import { registry, toolResult, Type } from 'tool-gateway/registry'
+
+const parameters = Type.Object({
+  text: Type.String({ minLength: 1, description: 'What to shout.' }),
+  times: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, description: 'How many times; default 1.' }))
+}, { additionalProperties: false })
+
+registry.register({
+  name: 'shout',
+  toolset: 'typed',
+  description: 'Shouts a text.',
+  schema: { parameters },
+  handler: async (args) => toolResult({ shouted: Array(args.times ?? 1).fill(args.text.toUpperCase()).join(' ') })
+})
+`
 
 /** A folder of tools outside the repository, removed after the test. */
 async function myTools (t: TestContext): Promise<string> {
@@ -42,6 +59,8 @@ async function myTools (t: TestContext): Promise<string> {
   await mkdir(join(dir, 'lib'), { recursive: true })
   await writeFile(join(dir, 'greet.ts'), GREET)
   await writeFile(join(dir, 'lib', 'words.ts'), WORDS)
+  // Typed, with TypeBox's Type from the registry module: the compiled gateway serves it too.
+  await writeFile(join(dir, 'shout.ts'), SHOUT)
   assert.ok(relative(ROOT, dir).startsWith('..'), `${dir} is outside ${ROOT}`)
   return dir
 }
@@ -90,6 +109,79 @@ async function assertServesGreet (server: Server): Promise<void> {
   const body = await res.json() as { ok: boolean, content: string }
   assert.equal(res.status, 200, JSON.stringify(body))
   assert.deepEqual(JSON.parse(body.content), { greeting: 'Hello, Ada!', callId: 'call_1' })
+  const shout = await fetch(`${base}/dispatch/shout`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text": "hey", "times": 2}' })
+  assert.deepEqual(JSON.parse(((await shout.json()) as { content: string }).content), { shouted: 'HEY HEY' })
+}
+
+const COUNT = `// count.ts: a typed tool of my own, its parameters a literal JSON Schema.
+import { registry, toolResult } from 'tool-gateway/registry'
+import type { ArgumentsOf } from 'tool-gateway/registry'
+
+const parameters = {
+  type: 'object',
+  properties: { words: { type: 'array', items: { type: 'string' }, minItems: 1 }, unit: { type: 'string', enum: ['words', 'letters'] } },
+  required: ['words'],
+  additionalProperties: false
+} as const
+
+function count ({ words, unit = 'words' }: ArgumentsOf<typeof parameters>): number {
+  return unit === 'words' ? words.length : words.join('').length
+}
+
+registry.register({
+  name: 'count',
+  toolset: 'typed',
+  description: 'Counts words or letters.',
+  schema: { parameters },
+  handler: (args) => toolResult({ count: count(args), unit: args.unit ?? 'words' })
+})
+`
+/** A typed tool whose handler misuses its arguments: the type checker must refuse it. */
+const MISTYPED = `import { registry, toolResult, Type } from 'tool-gateway/registry'
+
+registry.register({
+  name: 'mistyped',
+  toolset: 'typed',
+  schema: { parameters: Type.Object({ text: Type.String(), times: Type.Optional(Type.Integer()) }) },
+  handler: async (args) => {
+    const times: number = args.times
+    return toolResult({ shouted: args.text.repeat(times), loud: args.loud })
+  }
+})
+`
+
+/** A folder of typed tools outside the repository (an ES module package, as a TypeScript project of its own would be). */
+async function typedTools (t: TestContext): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'gw-typed-tools-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  await writeFile(join(dir, 'package.json'), '{ "type": "module" }\n')
+  await writeFile(join(dir, 'shout.ts'), SHOUT)
+  await writeFile(join(dir, 'count.ts'), COUNT)
+  return dir
+}
+
+/**
+ * Type-checks outside modules as their author would: strict, 'tool-gateway/registry' mapped to the
+ * registry's sources (a `paths` entry of their tsconfig). Answers the diagnostics of `files` only.
+ */
+function typeCheck (files: string[]): string[] {
+  const program = ts.createProgram(files, {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2024,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    allowImportingTsExtensions: true,
+    skipLibCheck: true,
+    types: ['node'],
+    typeRoots: [join(ROOT, 'node_modules', '@types')],
+    paths: { 'tool-gateway/registry': [join(ROOT, 'src', 'registry', 'index.ts')] }
+  })
+  return files.flatMap((file) => {
+    const source = program.getSourceFile(file)
+    assert.ok(source, file)
+    return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]
+  }).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
 }
 
 function baseEnv (dir: string): Record<string, string> {
@@ -148,4 +240,51 @@ test('npm start and the container: compiled files in another folder, `node dist/
   })
   await assertServesGreet(server)
   assert.equal(await server.stop(), 0)
+})
+
+test('typed outside tools: TypeBox and literal schemas through \'tool-gateway/registry\', served as plain JSON Schema, validated before the handler', async (t) => {
+  const dir = await typedTools(t)
+  const { app } = await buildTestApp(t, { EXTRA_TOOLS_DIRS: dir })
+  const definitions = (await app.inject('/definitions?toolsets=typed')).json() as Array<{ function: { name: string, parameters: unknown } }>
+  assert.deepEqual(definitions.map((tool) => [tool.function.name, tool.function.parameters]), [
+    ['count', {
+      type: 'object',
+      properties: { words: { type: 'array', items: { type: 'string' }, minItems: 1 }, unit: { type: 'string', enum: ['words', 'letters'] } },
+      required: ['words'],
+      additionalProperties: false
+    }],
+    ['shout', {
+      type: 'object',
+      required: ['text'],
+      properties: {
+        text: { type: 'string', minLength: 1, description: 'What to shout.' },
+        times: { type: 'integer', minimum: 1, maximum: 3, description: 'How many times; default 1.' }
+      },
+      additionalProperties: false
+    }]
+  ])
+  const call = async (name: string, payload: object): Promise<{ status: number, body: Record<string, unknown> }> => {
+    const res = await app.inject({ method: 'POST', url: `/dispatch/${name}`, payload })
+    return { status: res.statusCode, body: res.json() }
+  }
+  const shouted = await call('shout', { text: 'hey', times: '2' })
+  assert.equal(shouted.status, 200, JSON.stringify(shouted.body))
+  assert.deepEqual(JSON.parse(shouted.body.content as string), { shouted: 'HEY HEY' }, 'a numeric string coerced to the integer the handler is typed with')
+  const counted = await call('count', { words: ['to', 'be'], unit: 'letters' })
+  assert.deepEqual(JSON.parse(counted.body.content as string), { count: 4, unit: 'letters' })
+  // What the types promise holds because the gateway refuses what the schema does not allow.
+  for (const [name, args] of [['shout', { text: 'hey', times: 5 }], ['shout', {}], ['count', { words: [] }], ['count', { words: ['a'], unit: 'lines' }]] as const) {
+    const refused = await call(name, args)
+    assert.equal(refused.status, 400, `${name} ${JSON.stringify(args)}: ${JSON.stringify(refused.body)}`)
+  }
+})
+
+test('typed outside tools type-check from their folder, and a handler misusing its arguments does not', async (t) => {
+  const dir = await typedTools(t)
+  assert.deepEqual(typeCheck([join(dir, 'shout.ts'), join(dir, 'count.ts')]), [])
+  await writeFile(join(dir, 'mistyped.ts'), MISTYPED)
+  const errors = typeCheck([join(dir, 'mistyped.ts')])
+  assert.equal(errors.length, 2, errors.join('\n'))
+  assert.match(errors[0], /^Type 'number \| undefined' is not assignable to type 'number'/, 'an optional argument may be absent')
+  assert.match(errors[1], /^Property 'loud' does not exist on type/, 'only declared parameters')
 })

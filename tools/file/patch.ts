@@ -1,8 +1,7 @@
 // patch: edits a workspace file in place, either by replacing an exact piece of text or by applying
 // a unified diff; the result is written atomically, and a failed edit leaves the file untouched.
-import { registry, toolResult } from '../../src/registry/index.ts'
-import { configOf } from '../../src/config/of.ts'
-import type { GatewayConfig } from '../../src/config/schema.ts'
+import { configOf, registry, toolResult } from '../../src/registry/index.ts'
+import type { ArgumentsOf, ToolConfig } from '../../src/registry/index.ts'
 import { writeFileAtomic } from './lib/atomic-write.ts'
 import { countedWrite, quotaOf } from './lib/counted-write.ts'
 import { failure, FileToolError } from './lib/errors.ts'
@@ -31,8 +30,25 @@ async function preview (path: string, before: string, after: string): Promise<st
   return `${body.slice(0, cut > 0 ? cut : PREVIEW_CHARS)}\n… (preview cut)`
 }
 
+/** The parameters, declared here so that the two modes below can take the arguments' type. */
+const PARAMETERS = {
+  type: 'object',
+  properties: {
+    mode: { type: 'string', enum: ['replace', 'patch'], description: '"replace" (default): exact text replacement. "patch": apply a unified diff given in `patch`.' },
+    path: { type: 'string', description: 'File to edit, relative to the workspace root. Required for mode "replace"; in mode "patch" optional when the diff names its files.' },
+    old_string: { type: 'string', description: 'mode "replace": the exact text to find, copied from the file. Include enough surrounding lines to be unique.' },
+    new_string: { type: 'string', description: 'mode "replace": the text that replaces old_string (empty string deletes it).' },
+    replace_all: { type: 'boolean', description: 'mode "replace": replace every occurrence instead of requiring exactly one. Default false.' },
+    patch: { type: 'string', description: 'mode "patch": the unified diff to apply.' }
+  },
+  additionalProperties: false
+} as const
+
+/** A call's arguments, as the schema declares them. */
+type PatchArguments = ArgumentsOf<typeof PARAMETERS>
+
 /** Writes the planned contents under the quotas, creating the folders new files need (none left behind when a write fails). */
-async function writeCounted (workspace: Workspace, config: GatewayConfig, files: Array<{ resolved: ResolvedPath, after: string, created?: boolean }>, input: string): Promise<void> {
+async function writeCounted (workspace: Workspace, config: ToolConfig, files: Array<{ resolved: ResolvedPath, after: string, created?: boolean }>, input: string): Promise<void> {
   const plan = {
     bytes: files.reduce((sum, file) => sum + Buffer.byteLength(file.after) - (file.resolved.stats?.size ?? 0), 0),
     newFiles: files.filter((file) => file.resolved.stats === undefined).length,
@@ -43,16 +59,17 @@ async function writeCounted (workspace: Workspace, config: GatewayConfig, files:
   })
 }
 
-async function replaceMode (config: GatewayConfig, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
-  const path = args.path as string | undefined
+// Which fields each mode needs is beyond the schema (none is required there): checked here.
+async function replaceMode (config: ToolConfig, args: PatchArguments, signal: AbortSignal): Promise<string> {
+  const { path } = args
   if (path === undefined) throw new FileToolError('path is required in replace mode: the file to edit')
-  if (typeof args.old_string !== 'string') throw new FileToolError('old_string is required in replace mode: the exact text to replace', { path })
-  if (typeof args.new_string !== 'string') throw new FileToolError('new_string is required in replace mode: the text to put instead (may be empty)', { path })
+  if (args.old_string === undefined) throw new FileToolError('old_string is required in replace mode: the exact text to replace', { path })
+  if (args.new_string === undefined) throw new FileToolError('new_string is required in replace mode: the text to put instead (may be empty)', { path })
   const { workspace, resolved } = await openAndResolve(config.workspaceRoot, path)
   requireFile(resolved, 'patch edits a file.')
   const before = await readTextForEdit(resolved)
   const findClosest = (text: string, needle: string): ReturnType<typeof closestInWorker> => closestInWorker(text, needle, signal)
-  const replaced = await replaceExact(path, before, args.old_string, args.new_string, args.replace_all === true, findClosest)
+  const replaced = await replaceExact(path, before, args.old_string, args.new_string, args.replace_all ?? false, findClosest)
   if (Buffer.byteLength(replaced.text) > FILE_LIMITS.maxWriteBytes) {
     throw new FileToolError(`The edited file would be larger than ${FILE_LIMITS.maxWriteBytes} bytes; nothing was changed.`, { path })
   }
@@ -68,12 +85,12 @@ async function replaceMode (config: GatewayConfig, args: Record<string, unknown>
   })
 }
 
-async function diffMode (config: GatewayConfig, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
-  if (typeof args.patch !== 'string' || args.patch.trim() === '') {
+async function diffMode (config: ToolConfig, args: PatchArguments, signal: AbortSignal): Promise<string> {
+  if (args.patch === undefined || args.patch.trim() === '') {
     throw new FileToolError('patch is required in patch mode: a unified diff ("--- a/file", "+++ b/file", "@@ ... @@" hunks)')
   }
   const workspace = await openWorkspace(config.workspaceRoot)
-  const planned = await planUnifiedPatch(workspace, args.patch, args.path as string | undefined, signal)
+  const planned = await planUnifiedPatch(workspace, args.patch, args.path, signal)
   if (signal.aborted) throw signal.reason
   // Every hunk of every file applied in memory; only now does anything touch the disk.
   const changed = planned.filter((file) => file.created || file.after !== file.before)
@@ -102,31 +119,16 @@ registry.register({
     'when path is left out; it cannot delete or rename files.',
     'The write is atomic. Use write_file to create or fully replace a file. Paths stay inside the workspace.'
   ].join(' '),
-  schema: {
-    parameters: {
-      type: 'object',
-      properties: {
-        mode: { type: 'string', enum: ['replace', 'patch'], description: '"replace" (default): exact text replacement. "patch": apply a unified diff given in `patch`.' },
-        path: { type: 'string', description: 'File to edit, relative to the workspace root. Required for mode "replace"; in mode "patch" optional when the diff names its files.' },
-        old_string: { type: 'string', description: 'mode "replace": the exact text to find, copied from the file. Include enough surrounding lines to be unique.' },
-        new_string: { type: 'string', description: 'mode "replace": the text that replaces old_string (empty string deletes it).' },
-        replace_all: { type: 'boolean', description: 'mode "replace": replace every occurrence instead of requiring exactly one. Default false.' },
-        patch: { type: 'string', description: 'mode "patch": the unified diff to apply.' }
-      },
-      additionalProperties: false
-    }
-  },
+  schema: { parameters: PARAMETERS },
   maxResultSizeChars: 20_000,
   timeoutMs: 30_000,
   prepare: prepareWorkspace,
   handler: async (args, ctx) => {
-    const path = args.path as string | undefined
     try {
       const config = configOf(ctx)
-      const mode = (args.mode as string | undefined) ?? 'replace'
-      return mode === 'patch' ? await diffMode(config, args, ctx.signal) : await replaceMode(config, args, ctx.signal)
+      return args.mode === 'patch' ? await diffMode(config, args, ctx.signal) : await replaceMode(config, args, ctx.signal)
     } catch (error) {
-      return failure(error, path)
+      return failure(error, args.path)
     }
   }
 })

@@ -1,7 +1,6 @@
 // read_file: shows a page of a workspace text file with line numbers, streaming so huge files cost
 // only the page, with a character budget that ends pages at whole lines and says where to go on.
-import { registry, toolResult } from '../../src/registry/index.ts'
-import { configOf } from '../../src/config/of.ts'
+import { configOf, registry, toolResult } from '../../src/registry/index.ts'
 import { binaryReason } from './lib/binary.ts'
 import { failure, FileToolError, showPath } from './lib/errors.ts'
 import { notText, openWorkspaceFile } from './lib/file-io.ts'
@@ -39,10 +38,8 @@ registry.register({
   maxResultSizeChars: 100_000,
   timeoutMs: 30_000,
   handler: async (args, ctx) => {
-    const path = args.path as string
+    const { path, offset = 1, limit = FILE_LIMITS.readDefaultLines } = args
     try {
-      const offset = (args.offset as number | undefined) ?? 1
-      const limit = (args.limit as number | undefined) ?? FILE_LIMITS.readDefaultLines
       const file = await openWorkspaceFile(configOf(ctx).workspaceRoot, path, 'Use search_files with target "files" to list what it contains.')
       try {
         const { size } = file.stats

@@ -2,17 +2,11 @@
 // (a glob), one page at a time, skipping binary files, .git and node_modules, within time and size
 // bounds it reports when they cut the search short.
 import picomatch from 'picomatch'
-import { registry, toolResult } from '../../src/registry/index.ts'
-import { configOf } from '../../src/config/of.ts'
+import { configOf, registry, toolResult } from '../../src/registry/index.ts'
 import { failure, FileToolError, showPath } from './lib/errors.ts'
 import { FILE_LIMITS } from './lib/limits.ts'
 import { openAndResolve } from './lib/paths.ts'
 import { renderLines, runSearch, type OutputMode, type SearchItem, type SearchOutcome } from './lib/search.ts'
-
-function clamp (value: unknown, fallback: number, min: number, max: number): number {
-  const number = typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : fallback
-  return Math.min(max, Math.max(min, number))
-}
 
 /** Bounds what picomatch must compile on this thread: its cost grows steeply with nesting. */
 function checkGlobSize (glob: string): void {
@@ -128,17 +122,14 @@ registry.register({
   maxResultSizeChars: 100_000,
   timeoutMs: 30_000,
   handler: async (args, ctx) => {
-    const path = (args.path as string | undefined) ?? '.'
+    const { path = '.', target = 'content', pattern, file_glob: fileGlob, output_mode: outputMode = 'content' } = args
     try {
-      const target = (args.target as 'content' | 'files' | undefined) ?? 'content'
-      const pattern = args.pattern as string
-      const fileGlob = args.file_glob as string | undefined
       checkPattern(target, pattern)
       if (fileGlob !== undefined) checkPattern('files', fileGlob)
-      const outputMode = (args.output_mode as OutputMode | undefined) ?? 'content'
-      const limit = clamp(args.limit, FILE_LIMITS.searchDefaultLimit, 1, FILE_LIMITS.searchMaxLimit)
-      const offset = clamp(args.offset, 0, 0, Number.MAX_SAFE_INTEGER)
-      const context = clamp(args.context, 0, 0, FILE_LIMITS.searchMaxContext)
+      // The schema bounds these from below only.
+      const limit = Math.min(args.limit ?? FILE_LIMITS.searchDefaultLimit, FILE_LIMITS.searchMaxLimit)
+      const offset = Math.min(args.offset ?? 0, Number.MAX_SAFE_INTEGER)
+      const context = Math.min(args.context ?? 0, FILE_LIMITS.searchMaxContext)
       const { workspace, resolved: start } = await openAndResolve(configOf(ctx).workspaceRoot, path)
       if (start.stats === undefined) throw new FileToolError(`Nothing to search: ${showPath(path)} does not exist`, { path })
       const outcome = await runSearch(workspace, {

@@ -2,8 +2,7 @@
 // missing folders, and never writing through a link that leads outside the workspace. A file in
 // an existing folder takes the quick way (atomic-write.ts, holdTargetBeneath); anything else the
 // careful way, which walks the path, follows a link inside, creates folders and says why it refuses.
-import { registry, toolResult } from '../../src/registry/index.ts'
-import { configOf } from '../../src/config/of.ts'
+import { configOf, registry, toolResult } from '../../src/registry/index.ts'
 import { holdTargetBeneath, replaceInFolder, writeFileAtomic } from './lib/atomic-write.ts'
 import { countedWrite, quotaOf } from './lib/counted-write.ts'
 import { failure, FileToolError, showPath } from './lib/errors.ts'
@@ -41,8 +40,7 @@ registry.register({
   timeoutMs: 30_000,
   prepare: prepareWorkspace,
   handler: async (args, ctx) => {
-    const path = args.path as string
-    const content = args.content as string
+    const { path, content } = args
     try {
       const bytes = Buffer.byteLength(content)
       if (bytes > FILE_LIMITS.maxWriteBytes) {

@@ -33,9 +33,8 @@ registry.register({
   // Never cut again: a read is already bounded by `limit`, and cutting it would keep a second copy.
   maxResultSizeChars: Infinity,
   handler: async (args, ctx) => {
-    const id = String(args.id)
-    const offset = typeof args.offset === 'number' ? args.offset : 0
-    const limit = typeof args.limit === 'number' ? Math.min(args.limit, MAX_LIMIT) : DEFAULT_LIMIT
+    // Defaults are the schema's, which the gateway does not fill in; the schema bounds limit.
+    const { id, offset = 0, limit = DEFAULT_LIMIT } = args
     let page
     try {
       page = await ctx.readResult?.(id, offset, limit)

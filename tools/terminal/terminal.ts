@@ -5,10 +5,8 @@
 // root (lib/command-user.ts); and what they write counts against the file tools' workspace quota.
 import { randomUUID } from 'node:crypto'
 import { relative } from 'node:path'
-import { registry, toolResult, toolError } from '../../src/registry/index.ts'
-import type { CheckFn, ToolContext } from '../../src/registry/index.ts'
-import { configOf } from '../../src/config/of.ts'
-import type { GatewayConfig } from '../../src/config/schema.ts'
+import { configOf, messageOf, registry, toolResult, toolError } from '../../src/registry/index.ts'
+import type { CheckFn, ToolConfig, ToolContext } from '../../src/registry/index.ts'
 import { commandEnvironment } from './lib/environment.ts'
 import { ProcessTable } from './lib/process-table.ts'
 import { describe, poll, unknownId } from './lib/process-views.ts'
@@ -18,7 +16,6 @@ import { sandboxArgv } from './lib/sandbox.ts'
 import { commandLimits, setupOf, terminalAvailability } from './lib/setup.ts'
 import { spawnCommand, type SpawnedCommand, type SpawnOptions } from './lib/spawn-command.ts'
 import { resolveWorkdir, workspaceRealPath } from './lib/workdir.ts'
-import { messageOf } from '../../src/shared/objects.ts'
 import { quotaOf } from '../file/lib/counted-write.ts'
 import { workspaceOf } from '../file/lib/workspace.ts'
 import type { Quota, WorkspaceUsage } from '../file/lib/workspace-usage.ts'
@@ -40,7 +37,7 @@ const checkTerminal: CheckFn = async (ctx) => {
 }
 
 interface Prepared {
-  config: GatewayConfig
+  config: ToolConfig
   root: string
   /** The file tools' count of the workspace, measured again after each command. */
   usage: WorkspaceUsage
@@ -49,7 +46,7 @@ interface Prepared {
 }
 
 /** The checks shared by both modes; a string is the error to return. */
-async function prepare (args: Record<string, unknown>, ctx: ToolContext): Promise<Prepared | string> {
+async function prepare (workdir: string | undefined, ctx: ToolContext): Promise<Prepared | string> {
   const config = configOf(ctx)
   // The dispatcher already refuses a disabled tool; this guards a caller that skips it.
   if (!config.terminal.enabled) return DISABLED_REASON
@@ -60,7 +57,6 @@ async function prepare (args: Record<string, unknown>, ctx: ToolContext): Promis
   } catch (err) {
     return `the workspace ${config.workspaceRoot} cannot be created or resolved: ${messageOf(err)}`
   }
-  const workdir = typeof args.workdir === 'string' ? args.workdir : undefined
   const resolved = await resolveWorkdir(root, workdir)
   if (!resolved.ok) return resolved.error
   const setup = await setupOf(config)
@@ -225,12 +221,11 @@ registry.register({
   // Registered on this tool only; the table makes a second call harmless anyway.
   dispose: () => table.dispose(),
   handler: async (args, ctx) => {
-    const command = args.command as string
-    const prepared = await prepare(args, ctx)
+    const { command, background = false, timeout = DEFAULT_TIMEOUT_S } = args
+    const prepared = await prepare(args.workdir, ctx)
     if (typeof prepared === 'string') return toolError(prepared)
-    if (args.background === true) return await runBackground(command, prepared, ctx.principal)
-    const timeoutS = typeof args.timeout === 'number' ? args.timeout : DEFAULT_TIMEOUT_S
-    return await runForeground(command, timeoutS, prepared, ctx)
+    if (background) return await runBackground(command, prepared, ctx.principal)
+    return await runForeground(command, timeout, prepared, ctx)
   }
 })
 
@@ -273,18 +268,18 @@ registry.register({
   timeoutMs: 15_000,
   handler: async (args, ctx) => {
     if (!configOf(ctx).terminal.enabled) return toolError(DISABLED_REASON)
-    const action = args.action as 'list' | 'poll' | 'kill'
+    const { action, id } = args
     const owner = ctx.principal
     if (action === 'list') {
       const processes = table.list(owner).map(describe)
       return toolResult({ processes, running: table.runningCount, max_running: MAX_RUNNING })
     }
-    if (typeof args.id !== 'string' || args.id === '') {
+    if (id === undefined || id === '') {
       const known = table.ids(owner)
       return toolError(`action "${action}" needs an id; ${known.length > 0 ? `known ids: ${known.join(', ')}` : 'no background process has been started'}`, { known_ids: known })
     }
-    const entry = table.get(args.id, owner)
-    if (entry === undefined) return unknownId(args.id, table.ids(owner))
+    const entry = table.get(id, owner)
+    if (entry === undefined) return unknownId(id, table.ids(owner))
     if (action === 'poll') return poll(entry, args.since)
     const wasRunning = entry.status === 'running'
     await table.kill(entry)

@@ -1,6 +1,5 @@
 // web_extract: fetches up to 5 web pages at once, behind the SSRF guard, and returns each as markdown or text for a model.
-import { registry, toolResult, toolError } from '../../src/registry/index.ts'
-import { configOf } from '../../src/config/of.ts'
+import { configOf, registry, toolResult, toolError } from '../../src/registry/index.ts'
 import type { PageResult } from './lib/extract.ts'
 import { HtmlConverter } from './lib/html-pool.ts'
 
@@ -62,12 +61,8 @@ registry.register({
   timeoutMs: 60_000,
   handler: async (args, ctx) => {
     const config = configOf(ctx)
-    const urls = Array.isArray(args.urls) ? args.urls.map(String) : [String(args.urls)]
-    if (urls.length === 0) return toolError('urls is empty: give 1 to 5 URLs to fetch')
-    if (urls.length > MAX_URLS) {
-      return toolError(`web_extract fetches at most ${MAX_URLS} URLs per call, got ${urls.length}; split them over several calls`)
-    }
-    const charLimit = typeof args.char_limit === 'number' ? Math.min(args.char_limit, MAX_CHAR_LIMIT) : DEFAULT_CHAR_LIMIT
+    // 1 to MAX_URLS of them, and char_limit at most MAX_CHAR_LIMIT: the schema says so.
+    const { urls, char_limit: charLimit = DEFAULT_CHAR_LIMIT } = args
     const { parseAllowList, createGuardedAgent, extractPage } = await pipeline()
     const allow = parseAllowList(config.web.allowHosts)
     if (allow.invalid.length > 0) ctx.logger.warn({ entries: allow.invalid }, 'web.allowHosts: entries that are neither a host, an IP nor a CIDR network are ignored')

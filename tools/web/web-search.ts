@@ -1,6 +1,5 @@
 // web_search: searches the web through the operator's backend (SearXNG or Brave Search) and returns titles, URLs and snippets.
-import { registry, toolResult, toolError } from '../../src/registry/index.ts'
-import { configOf } from '../../src/config/of.ts'
+import { configOf, registry, toolResult, toolError } from '../../src/registry/index.ts'
 import { chooseBackend, searchBrave, searchSearxng, SearchFailedError } from './lib/search.ts'
 
 const DEFAULT_LIMIT = 5
@@ -50,9 +49,10 @@ registry.register({
     const config = configOf(ctx)
     const choice = chooseBackend(config.web.search)
     if ('reason' in choice) return toolError(choice.reason)
-    const query = String(args.query).trim()
+    // minLength does not refuse a query of spaces.
+    const query = args.query.trim()
     if (query === '') return toolError('query is empty: give the words to search for')
-    const limit = typeof args.limit === 'number' ? args.limit : DEFAULT_LIMIT
+    const { limit = DEFAULT_LIMIT } = args
     const timeout = AbortSignal.timeout(config.web.fetchTimeoutMs)
     const req = { query, limit, signal: AbortSignal.any([ctx.signal, timeout]), maxBytes: config.web.maxDownloadBytes, traceHeaders: ctx.traceHeaders }
     try {

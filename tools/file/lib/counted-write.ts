@@ -2,13 +2,13 @@
 // folders it needs) reserved before anything touches the disk, the missing folders created, the
 // write run, and the reservation settled with what was really made. A write that fails leaves no
 // folder of its own behind: the folders it created are removed again, deepest first.
-import type { GatewayConfig } from '../../../src/config/schema.ts'
+import type { ToolConfig } from '../../../src/registry/index.ts'
 import { ensureParentFolders, missingParentFolders, removeCreatedFolders } from './atomic-write.ts'
 import type { ResolvedPath } from './paths.ts'
 import type { Workspace } from './workspace.ts'
 import type { Quota } from './workspace-usage.ts'
 
-export function quotaOf (config: Pick<GatewayConfig, 'workspaceMaxBytes' | 'workspaceMaxFiles'>): Quota {
+export function quotaOf (config: Pick<ToolConfig, 'workspaceMaxBytes' | 'workspaceMaxFiles'>): Quota {
   return { maxBytes: config.workspaceMaxBytes, maxEntries: config.workspaceMaxFiles }
 }
 

@@ -13,7 +13,7 @@
 // it pointed to (still a folder the operator chose) until a call fails or the process restarts.
 import { mkdir, realpath, stat } from 'node:fs/promises'
 import { isAbsolute } from 'node:path'
-import { configOf } from '../../../src/config/of.ts'
+import { configOf } from '../../../src/registry/index.ts'
 import { FileToolError } from './errors.ts'
 import { WorkspaceUsage } from './workspace-usage.ts'
 

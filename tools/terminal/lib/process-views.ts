@@ -24,13 +24,14 @@ export function describe (entry: BackgroundProcess): Record<string, unknown> {
 }
 
 /** `known` are the caller's own ids: another key's are never named. */
-export function unknownId (id: unknown, known: string[]): string {
+export function unknownId (id: string, known: string[]): string {
   const list = known.length > 0 ? `known ids: ${known.join(', ')}` : 'no background process has been started'
   return toolError(`unknown process id ${JSON.stringify(id)}; ${list}`, { known_ids: known })
 }
 
-export function poll (entry: BackgroundProcess, since: unknown): string {
-  const from = typeof since === 'number' ? since : entry.cursor
+/** `since`: where to read from; undefined: where the caller's previous poll stopped. */
+export function poll (entry: BackgroundProcess, since: number | undefined): string {
+  const from = since ?? entry.cursor
   const slice = entry.proc.output.read(from)
   entry.cursor = slice.next
   const result: Record<string, unknown> = { ...describe(entry), since: Math.min(from, slice.next), output: slice.text, next_since: slice.next }

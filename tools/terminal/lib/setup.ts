@@ -1,6 +1,6 @@
 // What a command needs before it can start, shared by the availability check (GET /tools) and every
 // call: who it runs as, its confinement and its limits, or why no command may run.
-import type { GatewayConfig } from '../../../src/config/schema.ts'
+import type { ToolConfig } from '../../../src/registry/index.ts'
 import { resolveCommandUser, type CommandUser } from './command-user.ts'
 import { findPrlimit, limitsArgv, limitsCaveat } from './limits.ts'
 import { resolveConfinement, type Confinement } from './sandbox.ts'
@@ -11,7 +11,7 @@ const NO_LIMITS_REASON = 'per-command limits (terminal.limits) cannot be set: pr
  * The prlimit prefix of every command, its file size cut to `roomBytes` (what the workspace quota
  * leaves); undefined when none can be had and the operator allows that; `refused`: why no command may run.
  */
-export async function commandLimits (config: GatewayConfig, roomBytes: number): Promise<string[] | undefined | { refused: string }> {
+export async function commandLimits (config: ToolConfig, roomBytes: number): Promise<string[] | undefined | { refused: string }> {
   const prlimit = await findPrlimit()
   if (prlimit !== undefined) return limitsArgv(prlimit, { ...config.terminal.limits, fileSizeBytes: Math.min(config.terminal.limits.fileSizeBytes, roomBytes) })
   return config.terminal.limits.required ? { refused: NO_LIMITS_REASON } : undefined
@@ -20,7 +20,7 @@ export async function commandLimits (config: GatewayConfig, roomBytes: number): 
 export interface Setup { user: CommandUser, confinement: Exclude<Confinement, { kind: 'unavailable' }> }
 
 /** Who commands run as and how they are confined; a string: why no command may run. */
-export async function setupOf (config: GatewayConfig): Promise<Setup | string> {
+export async function setupOf (config: ToolConfig): Promise<Setup | string> {
   const user = await resolveCommandUser(config.terminal.user)
   if (user.kind === 'unavailable') return user.reason
   const confinement = await resolveConfinement(config.terminal.sandbox, user.kind === 'switch' ? user.argv : [])
@@ -32,7 +32,7 @@ export async function setupOf (config: GatewayConfig): Promise<Setup | string> {
  * Whether commands can run, for GET /tools. Available but unconfined (or as root, or with a limit
  * that does not hold) is still available: the reason tells operators what it means.
  */
-export async function terminalAvailability (config: GatewayConfig): Promise<true | { available: boolean, reason: string }> {
+export async function terminalAvailability (config: ToolConfig): Promise<true | { available: boolean, reason: string }> {
   const setup = await setupOf(config)
   if (typeof setup === 'string') return { available: false, reason: setup }
   const limits = await commandLimits(config, Infinity)

@@ -3,7 +3,7 @@
 // which is also the seam tests use to point Brave at a local fake.
 // The backend URL is configured by the operator and trusted: it does NOT go through the SSRF guard,
 // because the usual setup is a SearXNG on the operator's own private network or loopback.
-import type { GatewayConfig } from '../../../src/config/schema.ts'
+import type { ToolConfig } from '../../../src/registry/index.ts'
 import { readCapped } from './body.ts'
 
 export interface SearchHit {
@@ -35,7 +35,7 @@ export class SearchFailedError extends Error {
 export const NO_BACKEND_REASON = 'no web search backend configured: set SEARXNG_URL (self-hosted SearXNG) or BRAVE_API_KEY'
 export const BRAVE_ENDPOINT = 'https://api.search.brave.com/res/v1/web/search'
 
-type SearchConfig = GatewayConfig['web']['search']
+type SearchConfig = ToolConfig['web']['search']
 
 /** The backend to use: the one named in config, else SearXNG when its URL is set, else Brave when its key is. */
 export function chooseBackend (search: SearchConfig): { backend: BackendName } | { reason: string } {
