@@ -10,6 +10,7 @@ import type { HookName, HookRegistry } from '../dispatch/call/hooks.ts'
 import { InvalidToolError, PluginLoadError } from '../shared/errors.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
 import type { RegisterOptions, ToolEntry } from '../registry/types.ts'
+import { untyped } from '../registry/untyped.ts'
 import { resolvePluginModule } from './resolve.ts'
 import type { PluginContext, PluginModule, PluginToolOptions, RegisterFunction } from './types.ts'
 import { withTimeout } from '../shared/timers.ts'
@@ -148,14 +149,13 @@ class PluginSession {
     }
   }
 
-  registerTool (options: PluginToolOptions): ToolEntry {
+  registerTool<P extends object> (options: PluginToolOptions<P>): ToolEntry {
     return this.#guard('registerTool', () => {
       if (!isRecord(options)) throw new InvalidToolError(`plugin "${this.name}": registerTool needs an options object`)
       const name = options.name
       const before = this.#registry.getEntry(name)
       const entry = this.#registry.register({
-        ...options,
-        toolset: options.toolset ?? this.name,
+        ...untyped({ ...options, toolset: options.toolset ?? this.name }),
         // Forced: a plugin cannot pass itself off as a built-in or an MCP server, nor grant itself overrides.
         origin: { kind: 'plugin', plugin: this.name, allowToolOverride: this.#allowToolOverride }
       })
@@ -256,7 +256,7 @@ export async function loadPlugins (options: LoadPluginsOptions): Promise<PluginR
         get config () { return config() },
         baseDir,
         logger: pluginLogger,
-        registerTool: (tool: PluginToolOptions) => current.registerTool(tool),
+        registerTool: (tool) => current.registerTool(tool),
         registerHook: (hook: HookName, fn: (event: never) => unknown) => current.registerHook(hook, fn)
       })
       await withDeadline((async () => {

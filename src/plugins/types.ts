@@ -3,10 +3,13 @@
 import type { Logger } from 'pino'
 import type { GatewayConfig } from '../config/schema.ts'
 import type { HookName, PostToolCallHook, PreToolCallHook, TransformToolResultHook } from '../dispatch/call/hooks.ts'
-import type { RegisterOptions, ToolEntry } from '../registry/types.ts'
+import type { JsonSchema, RegisterOptions, ToolEntry } from '../registry/types.ts'
 
-/** Every registration option except `origin`, which the loader sets; `toolset` defaults to the plugin name. */
-export type PluginToolOptions = Omit<RegisterOptions, 'origin' | 'toolset'> & { toolset?: string }
+/**
+ * Every registration option except `origin`, which the loader sets; `toolset` defaults to the
+ * plugin name. `P` types the handler's arguments from `schema.parameters`, as registry.register does.
+ */
+export type PluginToolOptions<P extends object = JsonSchema> = Omit<RegisterOptions<P>, 'origin' | 'toolset'> & { toolset?: string }
 
 export interface PluginHooks {
   pre_tool_call: PreToolCallHook
@@ -26,7 +29,7 @@ export interface PluginContext {
   /** The gateway logger with `plugin: <name>` bound. */
   readonly logger: Logger
   /** Registers a tool with origin `{ kind: 'plugin', plugin: name }`; throws on a refused registration. */
-  registerTool: (options: PluginToolOptions) => ToolEntry
+  registerTool: <const P extends object = JsonSchema>(options: PluginToolOptions<P>) => ToolEntry
   /** Adds a hook; an unknown name fails the plugin's load, naming the valid ones. */
   registerHook: <K extends HookName>(name: K, fn: PluginHooks[K]) => void
 }

@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { hookOwnerOf } from '../../src/plugins/loader.ts'
 import type { PluginContext } from '../../src/plugins/types.ts'
 import { pluginSetup } from './setup.ts'
@@ -424,4 +424,21 @@ test('a register() that never settles fails at the deadline and is rolled back',
 test('no plugins: an empty report', async (t) => {
   const s = await pluginSetup(t)
   assert.deepEqual(await s.load([]), { loaded: [], failed: [] })
+})
+
+test('a plugin tool declared with TypeBox gets typed arguments (tsc checks the fixture) and is served as plain JSON Schema', async (t) => {
+  const s = await pluginSetup(t)
+  const report = await s.load([{ module: fileURLToPath(new URL('fixtures/typed-plugin.ts', import.meta.url)) }])
+  assert.deepEqual(report.failed, [])
+  const entry = s.registry.getEntry('typed_plugin_tool')!
+  assert.equal(entry.toolset, 'typed-plugin')
+  assert.equal(Object.hasOwn(entry.schema.parameters, '~kind'), false, 'no TypeBox marker in what is served')
+  assert.deepEqual(JSON.parse(JSON.stringify(entry.schema.parameters)), {
+    type: 'object',
+    required: ['word'],
+    properties: { word: { type: 'string', minLength: 1 }, times: { type: 'integer', minimum: 1, maximum: 3 } }
+  })
+  assert.deepEqual(JSON.parse((await s.call({ name: 'typed_plugin_tool', args: { word: 'ha', times: 2 } })).content), { said: 'haha', times: 2 })
+  // The schema is enforced before the handler: a wrong type never reaches it.
+  assert.equal((await s.call({ name: 'typed_plugin_tool', args: { word: 'ha', times: 9 } })).status, 'invalid')
 })
