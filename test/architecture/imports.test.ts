@@ -160,3 +160,83 @@ test('the test can fail: a cycle is found and named', () => {
   assert.deepEqual(cycles(graph), [['a.ts', 'b.ts', 'c.ts']])
   assert.deepEqual(edgesWithin(graph, ['a.ts', 'b.ts', 'c.ts']), ['a.ts -> b.ts (a.ts imports b.ts)', 'b.ts -> c.ts (b.ts imports c.ts)', 'c.ts -> a.ts (c.ts imports a.ts)'])
 })
+
+/** A module's row in docs/architecture.md's layer table: `src/dispatch/call`, `routes/`, `src/server.ts`. */
+function rowOf (file: string): string {
+  if (file.startsWith('routes/')) return 'routes/'
+  if (file === 'src/server.ts') return file
+  return dirname(file)
+}
+
+/** The short name the table's last column uses for a row: `dispatch/call`, `routes/`... */
+function shortName (row: string): string {
+  return row.startsWith('src/') ? row.slice('src/'.length) : row
+}
+
+interface LayerRow { layer: number, imports: Set<string> }
+
+/** The layer table as the page writes it: folder → its layer and what it says the folder imports. */
+function documentedLayers (page: string): Map<string, LayerRow> {
+  const rows = new Map<string, LayerRow>()
+  for (const [, layer, folder, importsCell] of page.matchAll(/^\| (\d+) \| \[`([^`]+)`\]\([^)]*\) \|.*\| ([^|]*) \|$/gm)) {
+    const imports = importsCell.trim() === '—' ? [] : importsCell.split(',').map((name) => name.trim())
+    rows.set(folder, { layer: Number(layer), imports: new Set(imports) })
+  }
+  return rows
+}
+
+/** Where the table and the code disagree: a folder missing, an import unlisted or gone, a layer not one above its imports. */
+function layerProblems (graph: Graph, rows: ReadonlyMap<string, LayerRow>): string[] {
+  const actual = new Map<string, Set<string>>()
+  for (const [from, targets] of graph) {
+    if (from.startsWith('tools/')) continue
+    const imports = actual.get(rowOf(from)) ?? new Set<string>()
+    actual.set(rowOf(from), imports)
+    for (const to of targets) if (to.startsWith('src/') && rowOf(to) !== rowOf(from)) imports.add(shortName(rowOf(to)))
+  }
+  const problems: string[] = []
+  const byShortName = new Map([...rows].map(([folder, row]) => [shortName(folder), row]))
+  for (const [folder, imports] of actual) {
+    const row = rows.get(folder)
+    if (row === undefined) {
+      problems.push(`${folder} has no row`)
+      continue
+    }
+    for (const name of imports) if (!row.imports.has(name)) problems.push(`${folder} imports ${name}, not listed`)
+    for (const name of row.imports) if (!imports.has(name)) problems.push(`${folder} lists ${name}, which it does not import`)
+    // A folder without a row is named above; its layer is not guessed here.
+    const expected = 1 + Math.max(-1, ...[...imports].map((name) => byShortName.get(name)?.layer ?? -1))
+    if (row.layer !== expected) problems.push(`${folder} is at layer ${row.layer}, expected ${expected} (one above what it imports)`)
+  }
+  for (const folder of rows.keys()) if (!actual.has(folder)) problems.push(`${folder} has a row but no module`)
+  return problems.sort()
+}
+
+test('docs/architecture.md\'s layer table says what each folder imports, each one layer above what it imports', () => {
+  const page = readFileSync(resolve(ROOT, 'docs/architecture.md'), 'utf8')
+  const rows = documentedLayers(page)
+  assert.ok(rows.size > 20, `the table was read (${rows.size} rows)`)
+  assert.deepEqual(layerProblems(importGraph(), rows), [])
+})
+
+test('the test can fail: a table that lags the code is named row by row', () => {
+  const graph: Graph = new Map([
+    ['src/shared/a.ts', new Set()],
+    ['src/core/b.ts', new Set(['src/shared/a.ts', 'src/extra/c.ts'])],
+    ['src/extra/c.ts', new Set()],
+    ['routes/r.ts', new Set(['src/core/b.ts'])]
+  ])
+  const page = [
+    '| 0 | [`src/shared`](x) | helpers | — |',
+    '| 2 | [`src/core`](x) | the core | shared, gone |',
+    '| 3 | [`routes/`](x) | routes | core |',
+    '| 4 | [`src/old`](x) | moved away | shared |'
+  ].join('\n')
+  assert.deepEqual(layerProblems(graph, documentedLayers(page)), [
+    'src/core imports extra, not listed',
+    'src/core is at layer 2, expected 1 (one above what it imports)',
+    'src/core lists gone, which it does not import',
+    'src/extra has no row',
+    'src/old has a row but no module'
+  ])
+})
