@@ -1,30 +1,27 @@
-// Loads the real built-in tools into a fresh registry with a real config and dispatcher, so tool
-// tests call tools exactly as the gateway does, without HTTP.
+// Loads the real built-in tools into the gateway's core (test/helpers/gateway.ts) with a real
+// config, so tool tests call tools exactly as the gateway does, without HTTP; a cut result is not kept.
 import { mkdtemp, mkdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { AvailabilityChecker } from '../../src/availability/checker.ts'
-import { loadConfig } from '../../src/config/load.ts'
+import type { AvailabilityChecker } from '../../src/availability/checker.ts'
 import type { GatewayConfig } from '../../src/config/schema.ts'
+import type { DefinitionsBuilder } from '../../src/definitions/definitions.ts'
 import { discoverTools } from '../../src/discovery/discover.ts'
-import { Dispatcher } from '../../src/dispatch/dispatcher.ts'
-import type { Dispatched, DispatchOutcome } from '../../src/dispatch/call/outcome.ts'
+import type { Dispatcher } from '../../src/dispatch/dispatcher.ts'
 import type { DispatchRequest } from '../../src/dispatch/call/pipeline.ts'
-import { ToolRegistry } from '../../src/registry/registry.ts'
-import { captureLogger, type CapturedLogger } from './logger.ts'
+import type { ToolRegistry } from '../../src/registry/registry.ts'
+import { buildTestGateway, callsOf, FRESH_AVAILABILITY, NO_KEPT_RESULTS, type Calls } from './gateway.ts'
+import type { CapturedLogger } from './logger.ts'
 
-export interface ToolHarness {
+export interface ToolHarness extends Calls {
   registry: ToolRegistry
   dispatcher: Dispatcher
   availability: AvailabilityChecker
+  definitions: DefinitionsBuilder
   config: GatewayConfig
   log: CapturedLogger
   /** A fresh temp folder, used as WORKSPACE_ROOT unless env sets one. */
   tempDir: string
-  /** The envelope of a call. */
-  call: (name: string, args: unknown, extra?: Partial<DispatchRequest>) => Promise<DispatchOutcome>
-  /** The envelope of a call with its HTTP status and media's data beside it. */
-  answer: (name: string, args: unknown, extra?: Partial<DispatchRequest>) => Promise<Dispatched>
   /** The parsed JSON content of a call. */
   json: (name: string, args: unknown, extra?: Partial<DispatchRequest>) => Promise<Record<string, unknown>>
   close: () => Promise<void>
@@ -35,27 +32,25 @@ export async function createToolHarness (env: Record<string, string> = {}): Prom
   const tempDir = await mkdtemp(join(tmpdir(), 'gw-tools-'))
   const workspace = join(tempDir, 'workspace')
   await mkdir(workspace, { recursive: true })
-  const config = await loadConfig({ env: { WORKSPACE_ROOT: workspace, LOG_LEVEL: 'silent', ...env }, cwd: tempDir })
-  const log = captureLogger()
-  const registry = new ToolRegistry({ logger: log.logger })
+  // Availability tests see configuration changes at once.
+  const { gateway, config, log } = await buildTestGateway({ env: { WORKSPACE_ROOT: workspace, LOG_LEVEL: 'silent', ...NO_KEPT_RESULTS, ...env }, cwd: tempDir, availability: FRESH_AVAILABILITY })
+  const { registry, dispatcher, availability, definitions } = gateway
+  // The built-in tools only, not gateway.start(): its tools' `prepare`, run in the background, would
+  // measure the workspace before a test puts its files there; here a tool prepares at its first use.
   await discoverTools({ dir: config.toolsDir, registry, logger: log.logger })
-  // ttl 0 so availability tests see configuration changes at once.
-  const availability = new AvailabilityChecker({ config: () => config, ttlMs: 1, graceMs: 0 })
-  const dispatcher = new Dispatcher({ registry, availability, logger: log.logger, config: () => config })
-  const answer = async (name: string, args: unknown, extra: Partial<DispatchRequest> = {}): Promise<Dispatched> => await dispatcher.dispatch({ name, args, ...extra })
-  const call = async (name: string, args: unknown, extra: Partial<DispatchRequest> = {}): Promise<DispatchOutcome> => (await answer(name, args, extra)).outcome
+  const calls = callsOf(dispatcher)
   return {
     registry,
     dispatcher,
     availability,
+    definitions,
     config,
     log,
     tempDir,
-    call,
-    answer,
-    json: async (name, args, extra) => JSON.parse((await call(name, args, extra)).content) as Record<string, unknown>,
+    ...calls,
+    json: async (name, args, extra) => JSON.parse((await calls.call(name, args, extra)).content) as Record<string, unknown>,
     close: async () => {
-      for (const entry of registry.snapshot().tools.values()) await entry.dispose?.()
+      await gateway.stop()
       await rm(tempDir, { recursive: true, force: true })
     }
   }

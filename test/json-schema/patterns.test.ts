@@ -41,7 +41,7 @@ test('over a real server: the tool with the dropped pattern is served and its wa
     { name: 'mail', inputSchema: EMAIL_SCHEMA },
     { name: 'keyed', inputSchema: KEYED_SCHEMA }
   ])
-  const h = createMcpHarness({ raw: scripted.config }, { tuning: { pingIntervalMs: 0 } })
+  const h = await createMcpHarness({ raw: scripted.config }, { tuning: { pingIntervalMs: 0 } })
   t.after(async () => {
     await h.manager.stop()
     await rm(scripted.dir, { recursive: true, force: true })

@@ -61,7 +61,7 @@ test('hints of the wrong type are dropped and the tool is still served', async (
 })
 
 test('the tools of a server nobody here wrote (server-everything) keep its annotations', async (t) => {
-  const h = createMcpHarness({ every: everythingConfig() }, { tuning: { pingIntervalMs: 0 } })
+  const h = await createMcpHarness({ every: everythingConfig() }, { tuning: { pingIntervalMs: 0 } })
   t.after(() => h.manager.stop())
   h.manager.start()
   await h.manager.ready()

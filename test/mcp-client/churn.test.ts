@@ -28,7 +28,7 @@ function manyTools (changed?: number): unknown[] {
 
 test('a burst of list_changed on a server of 3000 tools: few fetches, only the changed tool re-registered', async (t) => {
   const scripted = await writeScriptedServer(manyTools())
-  const h = createMcpHarness({ big: scripted.config }, { tuning: { pingIntervalMs: 0 }, debounceMs: DEBOUNCE_MS, refreshIntervalMs: INTERVAL_MS })
+  const h = await createMcpHarness({ big: scripted.config }, { tuning: { pingIntervalMs: 0 }, debounceMs: DEBOUNCE_MS, refreshIntervalMs: INTERVAL_MS })
   t.after(async () => {
     await h.manager.stop()
     await rm(scripted.dir, { recursive: true, force: true })

@@ -30,7 +30,7 @@ async function deadUrl (): Promise<{ server: TestMcpHttpServer, url: string }> {
 }
 
 test('a stdio server killed mid-call 20 times recovers every time, and no child is ever leaked', async (t) => {
-  const h = createMcpHarness({ tiny: tinyConfig() }, { tuning: { backoffBaseMs: 10, stableMs: 0, pingIntervalMs: 0 } })
+  const h = await createMcpHarness({ tiny: tinyConfig() }, { tuning: { backoffBaseMs: 10, stableMs: 0, pingIntervalMs: 0 } })
   t.after(() => h.manager.stop())
   h.manager.start()
   await h.manager.ready()
@@ -60,7 +60,7 @@ test('a stdio server killed mid-call 20 times recovers every time, and no child 
 })
 
 test('a wedged stdio server is found by a ping, killed (SIGKILL when it ignores SIGTERM) and reaped before its replacement starts', async (t) => {
-  const h = createMcpHarness({ wedged: tinyConfig({ env: { IGNORE_SIGTERM: '1' }, timeoutMs: 200 }) }, {
+  const h = await createMcpHarness({ wedged: tinyConfig({ env: { IGNORE_SIGTERM: '1' }, timeoutMs: 200 }) }, {
     tuning: { pingIntervalMs: 0, pingTimeoutMs: 200, killGraceMs: 500, backoffBaseMs: 10, stableMs: 0 }
   })
   t.after(() => h.manager.stop())
@@ -105,7 +105,7 @@ test('back-off doubles from 500 ms, is jittered by ±20 % and capped at 30 s', a
 test('circuit breaker: 3 consecutive failures open it for 60 s, then one half-open probe', async (t) => {
   const { server, url } = await deadUrl()
   const clock = new ManualClock()
-  const h = createMcpHarness({ remote: { url } as McpServerConfig }, { clock, tuning: { pingIntervalMs: 0 } })
+  const h = await createMcpHarness({ remote: { url } as McpServerConfig }, { clock, tuning: { pingIntervalMs: 0 } })
   t.after(async () => {
     await h.manager.stop()
     await server.close()
@@ -153,7 +153,7 @@ test('circuit breaker: 3 consecutive failures open it for 60 s, then one half-op
 
 test('a server that dies right after connecting, again and again, also opens the circuit', async (t) => {
   const clock = new ManualClock()
-  const h = createMcpHarness({ flaky: tinyConfig({ env: { EXIT_AFTER_MS: '300' } }) }, { clock, tuning: { pingIntervalMs: 0 } })
+  const h = await createMcpHarness({ flaky: tinyConfig({ env: { EXIT_AFTER_MS: '300' } }) }, { clock, tuning: { pingIntervalMs: 0 } })
   t.after(() => h.manager.stop())
   h.manager.start()
   await h.manager.ready()
@@ -172,7 +172,7 @@ test('a server that dies right after connecting, again and again, also opens the
 
 test('calls fail fast while reconnecting, with the reason', async (t) => {
   const { server, url } = await deadUrl()
-  const h = createMcpHarness({ gone: { url } as McpServerConfig }, { clock: new ManualClock() })
+  const h = await createMcpHarness({ gone: { url } as McpServerConfig }, { clock: new ManualClock() })
   t.after(async () => {
     await h.manager.stop()
     await server.close()
@@ -205,7 +205,7 @@ test('close() kills a child that ignores SIGTERM with SIGKILL after the grace, a
 })
 
 test('a command that cannot start is a failed attempt with the reason, not a crash', async (t) => {
-  const h = createMcpHarness({ missing: { command: '/nonexistent/mcp-server' } as McpServerConfig }, { clock: new ManualClock() })
+  const h = await createMcpHarness({ missing: { command: '/nonexistent/mcp-server' } as McpServerConfig }, { clock: new ManualClock() })
   t.after(() => h.manager.stop())
   h.manager.start()
   await h.manager.ready()
@@ -224,7 +224,7 @@ test('cwd is honoured', async (t) => {
 
 test('a missing cwd is reported as such, not as the spawn ENOENT that reads like a missing command', async (t) => {
   const missing = `${tiny.dir}/no-such-folder`
-  const h = createMcpHarness({ lost: tinyConfig({ cwd: missing }), file: tinyConfig({ cwd: tiny.script }) }, { clock: new ManualClock() })
+  const h = await createMcpHarness({ lost: tinyConfig({ cwd: missing }), file: tinyConfig({ cwd: tiny.script }) }, { clock: new ManualClock() })
   t.after(() => h.manager.stop())
   h.manager.start()
   await h.manager.ready()

@@ -23,7 +23,7 @@ async function setup (t: { after: (fn: () => Promise<void>) => void }, raw: (mes
   const written: number[] = []
   server.rawAnswer = (message, res) => raw(message, res, written)
   await server.start()
-  const h = createMcpHarness({ up: { url: server.url, maxMessageBytes: CAP } }, { tuning: { pingIntervalMs: 0 } })
+  const h = await createMcpHarness({ up: { url: server.url, maxMessageBytes: CAP } }, { tuning: { pingIntervalMs: 0 } })
   t.after(async () => {
     await h.manager.stop()
     await server.close()

@@ -1,7 +1,6 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import type { McpServerConfig } from '../../src/config/schema.ts'
-import { DefinitionsBuilder } from '../../src/definitions/definitions.ts'
 import type { McpConnectionTuning } from '../../src/mcp-client/tuning.ts'
 import type { RegistryChange } from '../../src/registry/types.ts'
 import { createMcpHarness, type McpHarness } from './helpers/harness.ts'
@@ -30,7 +29,7 @@ function tools (): Record<string, TestTool> {
 async function setup (t: TestContext, config: Partial<McpServerConfig> = {}, tuning: Partial<McpConnectionTuning> = {}): Promise<{ server: TestMcpHttpServer, h: McpHarness }> {
   const server = new TestMcpHttpServer(tools())
   await server.start()
-  const h = createMcpHarness({ remote: { url: server.url, ...config } as McpServerConfig }, {
+  const h = await createMcpHarness({ remote: { url: server.url, ...config } as McpServerConfig }, {
     tuning: { backoffBaseMs: 20, pingIntervalMs: 0, ...tuning },
     debounceMs: 50
   })
@@ -97,7 +96,7 @@ test('arguments are validated by the gateway before the server sees them', async
 
 test('list_changed: tools added, updated and removed at runtime; the generation and the definitions ETag move', async (t) => {
   const { server, h } = await setup(t)
-  const definitions = new DefinitionsBuilder({ registry: h.registry, availability: h.availability, logger: h.log.logger })
+  const { definitions } = h
   const first = await definitions.build(toolNames(h.registry))
   const generation = h.registry.generation
 

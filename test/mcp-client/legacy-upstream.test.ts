@@ -18,7 +18,7 @@ import { waitForState } from './helpers/wait.ts'
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'
 
 async function harness (t: TestContext, config: McpServerConfig): Promise<McpHarness> {
-  const h = createMcpHarness({ everything: config }, { tuning: { backoffBaseMs: 20, pingIntervalMs: 0, failureThreshold: 1000 } })
+  const h = await createMcpHarness({ everything: config }, { tuning: { backoffBaseMs: 20, pingIntervalMs: 0, failureThreshold: 1000 } })
   t.after(() => h.manager.stop())
   h.manager.start()
   await h.manager.ready()

@@ -19,7 +19,7 @@ test('a hung server does not hold up readiness or the other servers', async (t) 
   await healthy.start()
   await hung.start()
   hung.frozen = true
-  const h = createMcpHarness({
+  const h = await createMcpHarness({
     good: { url: healthy.url },
     stuck: { url: hung.url, connectTimeoutMs: 300 }
   }, { tuning: { pingIntervalMs: 0, failureThreshold: 1000 } })
@@ -41,7 +41,7 @@ test('a hung server does not hold up readiness or the other servers', async (t) 
 test('disabled servers and servers whose names clash once sanitised are shown disabled and never started', async (t) => {
   const tiny = await writeTinyServer()
   const tinyConfig = (extra: Partial<McpServerConfig> = {}): McpServerConfig => ({ command: process.execPath, args: [tiny.script], ...extra }) as McpServerConfig
-  const h = createMcpHarness({
+  const h = await createMcpHarness({
     off: tinyConfig({ enabled: false }),
     'a-b': tinyConfig(),
     a_b: tinyConfig(),
@@ -69,7 +69,7 @@ test('servers named in reverse-DNS style start, their tools sanitised into names
   const saved = { XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, XDG_STATE_HOME: process.env.XDG_STATE_HOME }
   process.env.XDG_CONFIG_HOME = '/tmp/gw-xdg-config'
   process.env.XDG_STATE_HOME = '/tmp/gw-xdg-state'
-  const h = createMcpHarness({
+  const h = await createMcpHarness({
     'io.github.user/server': { command: process.execPath, args: [tiny.script] } as McpServerConfig,
     'ai.exa/exa': { command: process.execPath, args: [tiny.script] } as McpServerConfig
   }, { tuning: { pingIntervalMs: 0 } })

@@ -47,7 +47,7 @@ function tools (): Record<string, TestTool> {
 async function setup (t: TestContext, config: Partial<McpServerConfig> = {}, options: { server?: ModernServerOptions, tuning?: Partial<McpConnectionTuning>, ttlFloorMs?: number } = {}): Promise<{ server: ModernMcpHttpServer, h: McpHarness }> {
   const server = new ModernMcpHttpServer(tools(), options.server)
   await server.start()
-  const h = createMcpHarness({ modern: { url: server.url, ...config } as McpServerConfig }, {
+  const h = await createMcpHarness({ modern: { url: server.url, ...config } as McpServerConfig }, {
     tuning: { backoffBaseMs: 20, pingIntervalMs: 0, ...options.tuning },
     debounceMs: 20,
     refreshIntervalMs: 50,

@@ -15,7 +15,7 @@ const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'
 
 async function setup (t: TestContext, config: Partial<McpServerConfig> = {}): Promise<{ server: LoggedStdioServer, h: McpHarness }> {
   const server = await writeModernStdioServer()
-  const h = createMcpHarness({
+  const h = await createMcpHarness({
     local: { command: process.execPath, args: [server.script], env: { LOG_FILE: server.logFile }, ...config } as McpServerConfig
   }, { tuning: { backoffBaseMs: 20, pingIntervalMs: 0, failureThreshold: 1000 }, debounceMs: 20, refreshIntervalMs: 50 })
   t.after(() => h.manager.stop())

@@ -78,8 +78,8 @@ test('what disproves a kept verdict: the server answered, but not in that revisi
 
 const ECHO: Record<string, TestTool> = { echo: { run: () => ({ content: [{ type: 'text', text: 'echo' }] }) } }
 
-function harness (t: TestContext, url: string): McpHarness {
-  const h = createMcpHarness({ swapped: { url } as McpServerConfig }, { tuning: { backoffBaseMs: 20, pingIntervalMs: 0, failureThreshold: 2 } })
+async function harness (t: TestContext, url: string): Promise<McpHarness> {
+  const h = await createMcpHarness({ swapped: { url } as McpServerConfig }, { tuning: { backoffBaseMs: 20, pingIntervalMs: 0, failureThreshold: 2 } })
   t.after(() => h.manager.stop())
   h.manager.start()
   return h
@@ -91,7 +91,7 @@ test('a server upgraded to 2026-07-28 only, on the same address: the kept legacy
   const port = Number(new URL(legacy.url).port)
   const modern = new ModernMcpHttpServer(ECHO, { port })
   t.after(async () => { await legacy.close(); await modern.close() })
-  const h = harness(t, legacy.url)
+  const h = await harness(t, legacy.url)
   await h.manager.ready()
   const connection = h.manager.connection('swapped')!
   assert.equal(connection.protocolVersion, '2025-11-25')
@@ -114,7 +114,7 @@ test('a server gone back to 2025 on the same address: the kept modern verdict fa
   const port = Number(new URL(modern.url).port)
   const legacy = new TestMcpHttpServer(ECHO, port)
   t.after(async () => { await modern.close(); await legacy.close() })
-  const h = harness(t, modern.url)
+  const h = await harness(t, modern.url)
   await h.manager.ready()
   const connection = h.manager.connection('swapped')!
   assert.equal(connection.protocolVersion, '2026-07-28')

@@ -16,7 +16,7 @@ let h: McpHarness
 
 before(async () => {
   process.env.GATEWAY_TEST_SECRET = 'must-not-leak'
-  h = createMcpHarness({ everything: everythingConfig({ env: { FROM_CONFIG: 'yes' } }) })
+  h = await createMcpHarness({ everything: everythingConfig({ env: { FROM_CONFIG: 'yes' } }) })
   h.manager.start()
   await h.manager.ready()
 })

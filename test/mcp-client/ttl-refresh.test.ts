@@ -65,7 +65,7 @@ test('the wait is stretched by up to 10 % at random; a negative ttlMs counts as 
 test('a modern server\'s tool that appears without notice is found once the list\'s ttlMs has run out', async (t) => {
   const server = new ModernMcpHttpServer({ first: { run: () => ({ content: [] }) } }, { listTtlMs: 150 })
   await server.start()
-  const h = createMcpHarness({ cached: { url: server.url } as McpServerConfig }, { tuning: { pingIntervalMs: 0 }, debounceMs: 10, refreshIntervalMs: 10, ttlFloorMs: 100 })
+  const h = await createMcpHarness({ cached: { url: server.url } as McpServerConfig }, { tuning: { pingIntervalMs: 0 }, debounceMs: 10, refreshIntervalMs: 10, ttlFloorMs: 100 })
   t.after(async () => {
     await h.manager.stop()
     await server.close()

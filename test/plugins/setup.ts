@@ -1,20 +1,19 @@
-// A real registry, hook registry, availability checker, dispatcher and definitions builder in a
-// temp folder that plugin fixtures are written into, for the plugin tests.
+// The gateway's core (test/helpers/gateway.ts), not started and keeping no results, in a temp folder
+// that plugin fixtures are written into, for the plugin tests: they load the plugins themselves.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { TestContext } from 'node:test'
-import { AvailabilityChecker } from '../../src/availability/checker.ts'
-import { loadConfig } from '../../src/config/load.ts'
 import type { GatewayConfig, PluginConfig } from '../../src/config/schema.ts'
-import { DefinitionsBuilder } from '../../src/definitions/definitions.ts'
-import { Dispatcher } from '../../src/dispatch/dispatcher.ts'
-import { HookRegistry } from '../../src/dispatch/call/hooks.ts'
+import type { DefinitionsBuilder } from '../../src/definitions/definitions.ts'
+import type { Dispatcher } from '../../src/dispatch/dispatcher.ts'
+import type { HookRegistry } from '../../src/dispatch/call/hooks.ts'
 import type { DispatchOutcome } from '../../src/dispatch/call/outcome.ts'
 import type { DispatchRequest } from '../../src/dispatch/call/pipeline.ts'
 import { loadPlugins, type LoadPluginsOptions, type PluginReport } from '../../src/plugins/loader.ts'
-import { ToolRegistry } from '../../src/registry/registry.ts'
-import { captureLogger, type CapturedLogger } from '../helpers/logger.ts'
+import type { ToolRegistry } from '../../src/registry/registry.ts'
+import { buildTestGateway, FRESH_AVAILABILITY, NO_KEPT_RESULTS } from '../helpers/gateway.ts'
+import type { CapturedLogger } from '../helpers/logger.ts'
 
 export interface PluginSetup {
   dir: string
@@ -33,15 +32,15 @@ export interface PluginSetup {
 
 export async function pluginSetup (t: TestContext, env: Record<string, string> = {}): Promise<PluginSetup> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-plugins-'))
-  t.after(() => rm(dir, { recursive: true, force: true }))
-  const config = await loadConfig({ env: { LOG_LEVEL: 'silent', WORKSPACE_ROOT: join(dir, 'workspace'), ...env }, cwd: dir })
-  const log = captureLogger()
-  const registry = new ToolRegistry({ logger: log.logger })
-  const hooks = new HookRegistry()
-  const availability = new AvailabilityChecker({ config: () => config, ttlMs: 1, graceMs: 0 })
-  const dispatcher = new Dispatcher({ registry, availability, hooks, logger: log.logger, config: () => config })
+  let stop = async (): Promise<void> => {}
+  t.after(async () => {
+    await stop()
+    await rm(dir, { recursive: true, force: true })
+  })
+  const { gateway, config, log } = await buildTestGateway({ env: { LOG_LEVEL: 'silent', WORKSPACE_ROOT: join(dir, 'workspace'), ...NO_KEPT_RESULTS, ...env }, cwd: dir, availability: FRESH_AVAILABILITY })
+  stop = gateway.stop
+  const { registry, hooks, dispatcher, definitions } = gateway
   const call = async (request: DispatchRequest): Promise<DispatchOutcome> => (await dispatcher.dispatch(request)).outcome
-  const definitions = new DefinitionsBuilder({ registry, availability, logger: log.logger })
   const write = async (relative: string, text: string): Promise<string> => {
     const path = join(dir, relative)
     await mkdir(dirname(path), { recursive: true })
@@ -49,6 +48,6 @@ export async function pluginSetup (t: TestContext, env: Record<string, string> =
     return path
   }
   const load = (plugins: PluginConfig[], extra: Partial<LoadPluginsOptions> = {}) =>
-    loadPlugins({ plugins, baseDir: dir, registry, hooks, logger: log.logger, config: () => config, ...extra })
+    loadPlugins({ plugins, baseDir: dir, registry, hooks, logger: log.logger, config: () => gateway.config, ...extra })
   return { dir, config, log, registry, hooks, dispatcher, definitions, call, write, load }
 }

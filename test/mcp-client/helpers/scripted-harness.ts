@@ -9,7 +9,7 @@ import { waitForState } from './wait.ts'
 
 export async function connectScripted (t: TestContext, tools: unknown[]): Promise<{ h: McpHarness, connection: McpConnection }> {
   const scripted = await writeScriptedServer(tools)
-  const h = createMcpHarness({ raw: scripted.config }, { tuning: { pingIntervalMs: 0, backoffBaseMs: 20 } })
+  const h = await createMcpHarness({ raw: scripted.config }, { tuning: { pingIntervalMs: 0, backoffBaseMs: 20 } })
   t.after(async () => {
     await h.manager.stop()
     await rm(scripted.dir, { recursive: true, force: true })

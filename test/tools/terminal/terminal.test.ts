@@ -7,7 +7,6 @@ import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import { DefinitionsBuilder } from '../../../src/definitions/definitions.ts'
 import { getBuiltinToolset } from '../../../src/toolsets/builtin.ts'
 import { resolveToolset } from '../../../src/toolsets/resolve.ts'
 import { liveGroupMembers, waitGroupGone } from '../../../tools/terminal/lib/process-group.ts'
@@ -50,13 +49,11 @@ test('off unless GATEWAY_ENABLE_TERMINAL=true: both tools unavailable with the r
     assert.equal(outcome.status, 'unavailable', name)
     assert.match(outcome.content, /terminal tools are disabled: set GATEWAY_ENABLE_TERMINAL=true to enable them/)
   }
-  const definitions = new DefinitionsBuilder({ registry: h.registry, availability: h.availability, logger: h.log.logger })
-  const names = (await definitions.definitions(['terminal', 'process'])).map((tool) => tool.function.name)
+  const names = (await h.definitions.definitions(['terminal', 'process'])).map((tool) => tool.function.name)
   assert.deepEqual(names, [])
 
   const on = await harness(t)
-  const onDefinitions = new DefinitionsBuilder({ registry: on.registry, availability: on.availability, logger: on.log.logger })
-  assert.deepEqual((await onDefinitions.definitions(['terminal', 'process'])).map((tool) => tool.function.name), ['process', 'terminal'])
+  assert.deepEqual((await on.definitions.definitions(['terminal', 'process'])).map((tool) => tool.function.name), ['process', 'terminal'])
 })
 
 test('both tools belong to the terminal toolset only, which the safe toolset does not include', async (t) => {
