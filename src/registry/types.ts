@@ -74,7 +74,29 @@ export interface ToolContext {
    * makes on (an MCP upstream, web pages) to carry as headers; undefined when tracing is off.
    */
   readonly traceHeaders?: TraceHeaders
+  /**
+   * Asks the caller (its user, or its model) and resolves with the answers, keyed as asked: an
+   * elicitation's `{ action, content? }`, a sampling's message, a roots list. The call's deadline
+   * stops while the question waits (a question has its own limit, calls.answerTimeoutMs). Rejects
+   * with GW_ERR_INPUT_UNSUPPORTED, naming what was asked, when the caller cannot answer that kind of
+   * question; with the call's signal's reason when the call ends first. Absent in contexts built by hand.
+   */
+  ask?: (requests: InputRequests) => Promise<InputResponses>
 }
+
+/**
+ * What a tool may ask its caller, as MCP 2026-07-28 embeds server-to-client requests (an
+ * `InputRequests` map): `elicitation/create` (a form or a URL for the user), `sampling/createMessage`
+ * (a completion from the caller's model), `roots/list`. Keys are the tool's own and unique within the call.
+ */
+export type InputRequestMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list'
+export interface InputRequest {
+  method: InputRequestMethod
+  params?: Record<string, unknown>
+}
+export type InputRequests = Record<string, InputRequest>
+/** The caller's answers, keyed as the questions were: each the result its request defines (`ElicitResult`, ...). */
+export type InputResponses = Record<string, Record<string, unknown>>
 
 /** The tool that reads kept results (tools/results/read-result.ts), which truncation notices name. */
 export const READ_RESULT_TOOL = 'read_result'

@@ -42,6 +42,8 @@ export const ResultNotFoundError = define('GW_ERR_RESULT_NOT_FOUND', 404, 'No re
 /** An Idempotency-Key used before for a different request (another tool, other arguments or call headers). */
 export const IdempotencyKeyReusedError = define('GW_ERR_IDEMPOTENCY_KEY_REUSED', 422)
 export const InternalError = define('GW_ERR_INTERNAL', 500)
+/** A tool asked its caller a question (ctx.ask) that this caller cannot answer (declared no such capability). */
+export const InputUnsupportedError = define('GW_ERR_INPUT_UNSUPPORTED', 200)
 
 const UnknownToolsetBase = define('GW_ERR_UNKNOWN_TOOLSET', 400)
 /** Toolset names that resolve to nothing; carries them and the names that would have been valid. */

@@ -2,7 +2,7 @@
 // gets the call and `next`, and either answers itself (an invalid argument, a block) or wraps what
 // the rest of the chain answers (hooks, truncation). Each step is testable on its own.
 import type { Logger } from 'pino'
-import type { CallerIdentity, ToolEntry, ToolProgress } from '../../registry/types.ts'
+import type { CallerIdentity, InputRequests, InputResponses, ToolEntry, ToolProgress } from '../../registry/types.ts'
 import type { TraceHeaders, TraceParent } from '../../tracing/tracer.ts'
 import type { DispatchConfig } from './dispatch-config.ts'
 import type { StepResult } from './outcome.ts'
@@ -32,6 +32,12 @@ export interface DispatchRequest {
   onProgress?: (update: ToolProgress) => void
   /** The span this call's span hangs from (its HTTP request's, a caller's context); only when tracing. */
   trace?: TraceParent
+  /**
+   * How the caller answers the tool's questions (ctx.ask): resolves with the answers, rejects when
+   * the caller cannot answer (GW_ERR_INPUT_UNSUPPORTED) or `signal` (the call's) fires. None: the
+   * caller cannot be asked, and ctx.ask rejects naming what the tool asked.
+   */
+  ask?: (requests: InputRequests, signal: AbortSignal) => Promise<InputResponses>
 }
 
 /** Mutable state of one call as it moves through the steps. */

@@ -4,7 +4,9 @@
 // discarded and logged.
 import { isErrorResult } from '../../registry/tool-result.ts'
 import type { Logger } from 'pino'
-import type { CallerIdentity, MediaResult, ResultPage, ToolContext, ToolEntry, ToolProgress } from '../../registry/types.ts'
+import type { CallerIdentity, InputRequests, InputResponses, MediaResult, ResultPage, ToolContext, ToolEntry, ToolProgress } from '../../registry/types.ts'
+import { InputUnsupportedError } from '../../shared/errors.ts'
+import { checkQuestions, describeQuestions } from '../call/questions.ts'
 import { checkMedia, isMediaResult } from '../call/media.ts'
 import { pageOf } from '../../results/read.ts'
 import type { ResultStore } from '../../results/result-store.ts'
@@ -97,8 +99,9 @@ class HandlerContext implements ToolContext {
   readonly #call: CallState
   readonly #results: ResultStore | undefined
   readonly #progress: ProgressCoalescer | undefined
+  readonly #deadline: Deadline
 
-  constructor (call: CallState, signal: AbortSignal, options: InvokeOptions) {
+  constructor (call: CallState, signal: AbortSignal, options: InvokeOptions, deadline: Deadline) {
     const { request } = call
     this.callId = call.callId
     this.sessionId = request.sessionId
@@ -112,6 +115,7 @@ class HandlerContext implements ToolContext {
     this.traceHeaders = call.traceHeaders
     this.#call = call
     this.#results = options.results
+    this.#deadline = deadline
     const onProgress = request.onProgress
     // The coalescer sends nothing once closed; closing sends the report still waiting, before the answer.
     if (onProgress !== undefined) this.#progress = new ProgressCoalescer(onProgress)
@@ -129,10 +133,64 @@ class HandlerContext implements ToolContext {
     this.#progress?.close()
   }
 
+  /** The caller answers, or cannot; the deadline stops while it thinks (a person may take minutes). */
+  async ask (requests: InputRequests): Promise<InputResponses> {
+    checkQuestions(requests)
+    const ask = this.#call.request.ask
+    if (ask === undefined) {
+      throw new InputUnsupportedError(`Tool ${this.#call.request.name} asked its caller (${describeQuestions(requests)}), and this caller cannot be asked: call it over MCP from a client that answers questions, or over REST, which answers input_required`)
+    }
+    this.signal.throwIfAborted()
+    this.#deadline.pause()
+    try {
+      return await ask(requests, this.signal)
+    } finally {
+      this.#deadline.resume()
+    }
+  }
+
   /** Only this caller's own results: the principal is the call's, not an argument a tool could forge. */
   async readResult (id: string, offset: number, limit: number): Promise<ResultPage | undefined> {
     const kept = await this.#results?.find(this.principal, id)
     return kept === undefined ? undefined : pageOf(kept, offset, limit)
+  }
+}
+
+/**
+ * A call's deadline, which stops while the call waits for its caller's answer (ctx.ask) and runs on
+ * with the time it had left when the last question is answered.
+ */
+class Deadline {
+  #remainingMs: number
+  #startedAt = performance.now()
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #paused = 0
+  readonly #onPassed: () => void
+
+  constructor (timeoutMs: number, onPassed: () => void) {
+    this.#remainingMs = timeoutMs
+    this.#onPassed = onPassed
+    this.#timer = setTimeout(onPassed, timeoutMs)
+  }
+
+  pause (): void {
+    if (this.#paused++ > 0 || this.#timer === undefined) return
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+    this.#remainingMs = Math.max(0, this.#remainingMs - (performance.now() - this.#startedAt))
+  }
+
+  resume (): void {
+    if (--this.#paused > 0 || this.#remainingMs < 0) return
+    this.#startedAt = performance.now()
+    this.#timer = setTimeout(this.#onPassed, this.#remainingMs)
+  }
+
+  clear (): void {
+    clearTimeout(this.#timer)
+    this.#timer = undefined
+    // A question still waiting when the call ends must not start the timer again.
+    this.#remainingMs = -1
   }
 }
 
@@ -145,7 +203,6 @@ async function runHandler (call: CallState, entry: ToolEntry, timeoutMs: number,
   const callerSignal = call.request.signal
   const controller = new AbortController()
   const stopped = Promise.withResolvers<StepResult>()
-  const ctx = new HandlerContext(call, controller.signal, options)
   let deadlinePassed = false
   const stop = (reason: unknown, result: StepResult): void => {
     if (ctx.ended) return
@@ -153,11 +210,12 @@ async function runHandler (call: CallState, entry: ToolEntry, timeoutMs: number,
     stopped.resolve(result)
     controller.abort(reason)
   }
-  const timer = setTimeout(() => {
+  const deadline = new Deadline(timeoutMs, () => {
     const message = `Tool ${entry.name} timed out after ${timeoutMs} ms`
     deadlinePassed = true
     stop(new DOMException(message, 'TimeoutError'), failed('timeout', message))
-  }, timeoutMs)
+  })
+  const ctx = new HandlerContext(call, controller.signal, options, deadline)
   const onCallerAbort = (): void => {
     stop(callerSignal?.reason, failed('cancelled', `Tool ${entry.name} was cancelled: the caller went away or the gateway is shutting down`))
   }
@@ -172,7 +230,7 @@ async function runHandler (call: CallState, entry: ToolEntry, timeoutMs: number,
   try {
     return await Promise.race([answered, stopped.promise])
   } finally {
-    clearTimeout(timer)
+    deadline.clear()
     callerSignal?.removeEventListener('abort', onCallerAbort)
     if (ctx.ended) reportLate(call, running, deadlinePassed ? timeoutMs : undefined)
     ctx.ended = true
