@@ -6,7 +6,7 @@ import {
   BadRequestError, BodyTooLargeError, InternalError, NotFoundError, OverloadedError, RateLimitedError, UnauthorizedError,
   UnknownToolsetError, UnsupportedMediaTypeError
 } from '../../src/shared/errors.ts'
-import { buildOutcome, CALL_STATUSES, dispatched, DISPATCH_STATUSES, Envelope, failed, statusOfError, type DispatchStatus } from '../../src/dispatch/call/outcome.ts'
+import { buildOutcome, inputRequiredOutcome, CALL_STATUSES, dispatched, DISPATCH_STATUSES, Envelope, failed, statusOfError, type DispatchStatus } from '../../src/dispatch/call/outcome.ts'
 
 test('every status maps to its code and HTTP status', () => {
   const expected: Record<DispatchStatus, [string | undefined, number]> = {
@@ -32,7 +32,19 @@ test('every status maps to its code and HTTP status', () => {
 
 test('the statuses hooks observe are the dispatch statuses minus the two that never reach a tool', () => {
   assert.deepEqual(DISPATCH_STATUSES.filter((s) => !(CALL_STATUSES as readonly string[]).includes(s)), ['unavailable', 'not_found'])
-  assert.deepEqual(Envelope.properties.status.enum, [...DISPATCH_STATUSES])
+  // The envelope adds the one status that is no end: a call waiting for its caller's answers.
+  assert.deepEqual(Envelope.properties.status.enum, [...DISPATCH_STATUSES, 'input_required'])
+})
+
+test('inputRequiredOutcome: the questions and the state to send back, and a content that tells a model what is asked', () => {
+  const questions = { confirm: { method: 'elicitation/create' as const, params: { message: 'Deploy to prod?', requestedSchema: { type: 'object' } } } }
+  const outcome = inputRequiredOutcome('deploy', 'call_1', questions, 'state-1', 12)
+  assert.equal(outcome.status, 'input_required')
+  assert.equal(outcome.ok, false)
+  assert.equal(outcome.error, undefined)
+  assert.deepEqual(outcome.inputRequests, questions)
+  assert.equal(outcome.requestState, 'state-1')
+  assert.match(JSON.parse(outcome.content).input_required, /confirm: a form for the user \("Deploy to prod\?"\)/)
 })
 
 test('buildOutcome: an explicit message wins; a non-JSON content becomes the message, capped', () => {

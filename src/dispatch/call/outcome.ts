@@ -11,13 +11,21 @@ import {
   UnauthorizedError, UnknownToolsetError, UnsupportedMediaTypeError
 } from '../../shared/errors.ts'
 import { toolError } from '../../registry/tool-result.ts'
-import type { ToolMedia } from '../../registry/types.ts'
+import type { InputRequests, ToolMedia } from '../../registry/types.ts'
+import { describeQuestions } from './questions.ts'
 import type { CarriedMedia } from './media.ts'
 
 /** How a call that reached its tool ended: what post_tool_call hooks observe. */
 export const CALL_STATUSES = ['ok', 'error', 'blocked', 'timeout', 'cancelled', 'invalid'] as const
 /** Every status of a dispatch: a call can also end before any tool, unknown or unavailable. */
 export const DISPATCH_STATUSES = [...CALL_STATUSES, 'unavailable', 'not_found'] as const
+
+/**
+ * Every status an envelope can report: a call's end, or `input_required`, a call that waits for its
+ * caller's answers (the tool asked: ctx.ask) and goes on when the caller sends the same call again
+ * with them (src/calls).
+ */
+export const ENVELOPE_STATUSES = [...DISPATCH_STATUSES, 'input_required'] as const
 
 export type CallStatus = typeof CALL_STATUSES[number]
 export type DispatchStatus = typeof DISPATCH_STATUSES[number]
@@ -57,7 +65,7 @@ export const Envelope = Type.Object({
   tool: Type.String({ description: 'The tool name the caller asked for.' }),
   callId: Type.String({ description: 'X-Tool-Call-Id, or one the gateway made up.' }),
   ok: Type.Boolean({ description: 'True only when the tool ran and reported success.' }),
-  status: Type.Enum([...DISPATCH_STATUSES], { description: 'What happened to the call.' }),
+  status: Type.Enum([...ENVELOPE_STATUSES], { description: 'What happened to the call; `input_required`: it waits for the answers to `inputRequests`.' }),
   content: Type.String({ description: 'The exact string for the tool message to the model, also on errors ({"error": "..."}).' }),
   truncated: Type.Boolean({ description: 'Whether content was cut to the result size cap.' }),
   originalLength: Type.Integer({ description: 'Length of the result before truncation, in UTF-16 code units.' }),
@@ -72,7 +80,12 @@ export const Envelope = Type.Object({
   error: Type.Optional(Type.Object({
     code: Type.String({ description: 'GW_ERR_* code of the failure.' }),
     message: Type.String({ description: 'Why the call failed.' })
-  }, { description: 'Present only when ok is false.' }))
+  }, { description: 'Present only when the call failed (not while it waits for answers).' })),
+  inputRequests: Type.Optional(Type.Record(Type.String(), Type.Object({
+    method: Type.Enum(['elicitation/create', 'sampling/createMessage', 'roots/list'], { description: 'What kind of question: a form or URL for the user, a completion from the caller\'s model, the caller\'s roots.' }),
+    params: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'As MCP 2026-07-28 defines them for the method (an elicitation\'s message and requestedSchema).' }))
+  }), { description: 'With status input_required: the questions, keyed; answer each under its key in inputResponses.' })),
+  requestState: Type.Optional(Type.String({ description: 'With status input_required: send it back, unchanged, with inputResponses to go on with the call.' }))
 }, { $id: 'Envelope', description: 'The answer to every dispatch, success or not.' })
 
 /** The envelope of one call: exactly what every answer serialises. */
@@ -154,6 +167,16 @@ export function dispatched (tool: string, callId: string, result: StepResult, du
   const outcome = buildOutcome(tool, callId, result, durationMs)
   const httpStatus = result.status === 'ok' ? 200 : FAILURES[result.status].statusCode
   return result.media === undefined ? { outcome, httpStatus } : { outcome, httpStatus, inlineMedia: result.media }
+}
+
+/**
+ * The envelope of a call that waits for its caller's answers. `content` tells a model reading it
+ * what is asked; the questions themselves are in `inputRequests`, answered by sending the call
+ * again with `inputResponses` and this `requestState`.
+ */
+export function inputRequiredOutcome (tool: string, callId: string, inputRequests: InputRequests, requestState: string, durationMs: number): DispatchOutcome {
+  const content = JSON.stringify({ input_required: describeQuestions(inputRequests) })
+  return { tool, callId, ok: false, status: 'input_required', content, truncated: false, originalLength: content.length, durationMs, inputRequests, requestState }
 }
 
 /** The `error` field of a `{"error": ...}` result, or the content itself. */
