@@ -13,6 +13,7 @@ import access from '../http/access.ts'
 import adminListener from '../http/admin-listener.ts'
 import auth from '../http/auth.ts'
 import calls from '../http/calls.ts'
+import detachedCalls from '../http/detached-calls.ts'
 import errorHandling from '../http/error-handler.ts'
 import jsonBody from '../http/json-body.ts'
 import { lazySerializerFactory } from '../http/lazy-serializers.ts'
@@ -121,6 +122,7 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   await app.register(metrics)
   await app.register(adminListener, { host: config.http.adminHost ?? config.host, port: config.http.adminPort })
   await app.register(calls)
+  await app.register(detachedCalls)
   await app.register(idempotency)
   await app.register(openapi)
   await app.register(autoload, { dir: ROUTES_DIR })

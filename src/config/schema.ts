@@ -190,6 +190,16 @@ export const ConfigSchema = Type.Object({
     maxTotalBytes: Type.Integer({ minimum: 0, default: 33_554_432, description: 'Memory the answers kept in this process may take together (not in Redis); past it the key holding the most loses its oldest (IDEMPOTENCY_MAX_TOTAL_BYTES).' }),
     maxBytesPerKey: Type.Optional(Type.Integer({ minimum: 0, description: 'Bytes one API key\'s kept answers may take, in this process and in Redis, so that one key\'s flood cannot evict another key\'s answer (whose retry would then run again): past it that key\'s own oldest go first; default a quarter of maxTotalBytes (IDEMPOTENCY_MAX_BYTES_PER_KEY).' }))
   }, { additionalProperties: false, default: {}, description: 'Replays of POST /dispatch calls retried with the same Idempotency-Key header.' }),
+  calls: Type.Object({
+    ttlMs: PositiveMs('How long the outcome of a call made with Prefer: respond-async (or one that asked its caller a question) stays readable with GET /calls/:id after it ended (CALLS_TTL_MS).', 3_600_000),
+    maxWaitS: Type.Integer({ minimum: 0, maximum: 3600, default: 60, description: 'The longest GET /calls/:id?wait= may hold a request, in seconds; a longer wait is cut to it and the answer says so in X-Wait-Capped (CALLS_MAX_WAIT_S).' }),
+    answerTimeoutMs: PositiveMs('How long a tool\'s question (ctx.ask) waits for its caller\'s answers; past it the question fails naming that nobody answered, and the call stops (CALLS_ANSWER_TIMEOUT_MS).', 600_000),
+    maxRunningPerCaller: Type.Integer({ minimum: 1, default: 16, description: 'Calls made with Prefer: respond-async one caller may have running at once on one replica; more are answered 429 with Retry-After (CALLS_MAX_RUNNING_PER_CALLER).' }),
+    maxTotalBytes: Type.Integer({ minimum: 0, default: 33_554_432, description: 'Memory the outcomes kept in this process may take together (2 bytes per character; not in Redis); past it the caller holding the most loses its oldest (CALLS_MAX_TOTAL_BYTES).' }),
+    maxBytesPerCaller: Type.Optional(Type.Integer({ minimum: 0, description: 'Bytes one caller\'s kept outcomes may take, in this process and in Redis (for all replicas together): past it that caller\'s own oldest go first; an outcome larger than this alone is not kept (the call reads as lost, saying why); default a quarter of maxTotalBytes (CALLS_MAX_BYTES_PER_CALLER).' })),
+    leaseMs: PositiveMs('With Redis: how long a running call outlives the replica running it, which renews its lease every third of this; past it the call reads as lost (CALLS_LEASE_MS).', 15_000),
+    keepAliveMs: PositiveMs('A POST /dispatch/:name streamed as server-sent events (Accept: text/event-stream) sends a comment this often while nothing else is sent, so that proxies that close idle connections keep it (CALLS_KEEP_ALIVE_MS).', 15_000)
+  }, { additionalProperties: false, default: {}, description: 'Calls that outlive their request: Prefer: respond-async, GET /calls/:id, questions to the caller, progress streamed as server-sent events.' }),
   availability: Type.Object({
     ttlMs: PositiveMs('How long an availability verdict is reused.', 30_000),
     graceMs: Type.Integer({ minimum: 0, default: 60_000, description: 'A failing check this soon after a success counts as transient.' }),

@@ -39,9 +39,13 @@ export const BadRequestError = define('GW_ERR_BAD_REQUEST', 400)
 export const NotFoundError = define('GW_ERR_NOT_FOUND', 404)
 /** A kept result that is unknown, expired or another caller's: the three answer alike, so ids leak nothing. */
 export const ResultNotFoundError = define('GW_ERR_RESULT_NOT_FOUND', 404, 'No result %s: it is unknown, has expired (results are kept for a limited time), or was made with another API key')
+/** A detached call (Prefer: respond-async) that is unknown, whose outcome expired, or another caller's: the three answer alike. */
+export const CallNotFoundError = define('GW_ERR_CALL_NOT_FOUND', 404, 'No call %s: it is unknown, its outcome has expired (outcomes are kept for a limited time, calls.ttlMs), or it was started with another API key')
 /** An Idempotency-Key used before for a different request (another tool, other arguments or call headers). */
 export const IdempotencyKeyReusedError = define('GW_ERR_IDEMPOTENCY_KEY_REUSED', 422)
 export const InternalError = define('GW_ERR_INTERNAL', 500)
+/** A tool's question (ctx.ask) that nobody answered within calls.answerTimeoutMs. */
+export const InputTimeoutError = define('GW_ERR_INPUT_TIMEOUT', 504)
 /** A tool asked its caller a question (ctx.ask) that this caller cannot answer (declared no such capability). */
 export const InputUnsupportedError = define('GW_ERR_INPUT_UNSUPPORTED', 200)
 
