@@ -31,12 +31,23 @@ export interface CallExtras {
   trace?: TraceParent
 }
 
+/** What a REST call that outlives its request (Prefer: respond-async, an event stream) adds to it. */
+export interface StartExtras {
+  /** Stops the call, in place of its connection going away. */
+  signal?: AbortSignal
+  /** Receives the handler's progress reports. */
+  onProgress?: DispatchRequest['onProgress']
+  /** How the tool's questions reach the caller. */
+  ask?: DispatchRequest['ask']
+}
+
 export interface Calls {
   /**
    * Runs one tool call for a REST `request`; rejects only on a bad per-call header. `detached`: the
    * call is not cancelled when the client goes away (a call made with an Idempotency-Key).
+   * `extras.signal` replaces the connection's (a call that outlives its request obeys its own).
    */
-  start: (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, detached?: boolean) => Promise<Dispatched>
+  start: (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, detached?: boolean, extras?: StartExtras) => Promise<Dispatched>
   /** Runs one tool call for a caller that is not an HTTP request of its own (MCP, over /mcp or stdio). */
   run: (caller: Caller, name: string, args: unknown, extras?: CallExtras) => Promise<Dispatched>
   /** What cancels the calls of `request`'s connection: the client going away, or shutdown giving up. */
@@ -92,7 +103,7 @@ export default fp(async function calls (app) {
     }
   }
 
-  async function start (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, detached = false): Promise<Dispatched> {
+  async function start (request: FastifyRequest, name: string, args: unknown, callId: string | undefined, detached = false, extras?: StartExtras): Promise<Dispatched> {
     const { headers, scope } = request
     // Read before the call is counted in: a bad header throws here.
     const timeoutMs = numericHeader(headers, 'x-tool-timeout-ms')
@@ -105,9 +116,11 @@ export default fp(async function calls (app) {
       sessionId: headers['x-session-id'] as string | undefined,
       principal: request.principal?.name,
       identity: request.identity,
-      signal: detached ? gateway.shutdownSignal : cancellations.of(request.raw.socket).signal,
+      signal: extras?.signal ?? (detached ? gateway.shutdownSignal : cancellations.of(request.raw.socket).signal),
       timeoutMs,
       maxResultChars,
+      onProgress: extras?.onProgress,
+      ask: extras?.ask,
       logger: request.log as unknown as Logger,
       // Read only when tracing: an untraced request has no such property at all.
       trace: tracer === undefined ? undefined : request.traceSpan?.context

@@ -5,7 +5,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { clipText } from '../shared/clip-text.ts'
-import { buildOutcome, failed, statusOfError } from '../dispatch/call/outcome.ts'
+import { buildOutcome, failed, statusOfError, type DispatchOutcome } from '../dispatch/call/outcome.ts'
 import { BadRequestError, BodyTooLargeError, InternalError, NotFoundError, UnsupportedMediaTypeError } from '../shared/errors.ts'
 
 // Not `import ... from 'node:http'`: an ES import of node:http reads every export of the module,
@@ -51,6 +51,25 @@ function classify (err: FastifyError, request: FastifyRequest, bodyLimit: number
   return refusal(InternalError, `internal error; the gateway log has the details under request id ${request.id}`)
 }
 
+/** The dispatch envelope of a refusal, its message already cleaned. */
+function envelopeOf (request: FastifyRequest, failure: Refusal): DispatchOutcome {
+  const tool = (request.params as { name?: string } | undefined)?.name ?? ''
+  const callId = String(request.headers['x-tool-call-id'] ?? '')
+  return buildOutcome(tool, callId, failed(statusOfError(failure.code, failure.statusCode), failure.message), 0, failure)
+}
+
+/**
+ * The envelope and HTTP status an error thrown on a dispatch route answers, for a route that has
+ * already begun its answer (an event stream) and sends it itself; logged as the handler would.
+ */
+export function refusalEnvelope (request: FastifyRequest, err: FastifyError): { status: number, outcome: DispatchOutcome } {
+  const failure = classify(err, request, request.server.initialConfig.bodyLimit ?? 0)
+  if (failure.statusCode >= 500) request.log.error({ err }, 'unexpected fault')
+  else request.log.info({ code: failure.code, reason: err.message }, 'request refused')
+  const cleaned = { ...failure, message: clipText(request.server.gateway.errorContent.text(failure.message), MAX_MESSAGE_CHARS) }
+  return { status: failure.statusCode, outcome: envelopeOf(request, cleaned) }
+}
+
 /** Answers a refusal: the dispatch envelope on envelope routes, the error body elsewhere. */
 function sendRefusal (request: FastifyRequest, reply: FastifyReply, failure: Refusal): FastifyReply {
   // Answers that never reach a route handler (404, errors before the handler) carry the request
@@ -59,11 +78,7 @@ function sendRefusal (request: FastifyRequest, reply: FastifyReply, failure: Ref
   reply.code(failure.statusCode)
   // Messages quote the request: credentials and chat framing in it are not echoed.
   failure = { ...failure, message: clipText(request.server.gateway.errorContent.text(failure.message), MAX_MESSAGE_CHARS) }
-  if (request.routeOptions.config?.envelope) {
-    const tool = (request.params as { name?: string } | undefined)?.name ?? ''
-    const callId = String(request.headers['x-tool-call-id'] ?? '')
-    return reply.send(buildOutcome(tool, callId, failed(statusOfError(failure.code, failure.statusCode), failure.message), 0, failure))
-  }
+  if (request.routeOptions.config?.envelope) return reply.send(envelopeOf(request, failure))
   if (request.routeOptions.config?.jsonRpc) {
     // -32000 is the implementation-defined server error MCP's own transports answer with; the
     // gateway's code travels in data for clients that branch on it.

@@ -28,18 +28,32 @@ export async function answerOnce (request: FastifyRequest, reply: FastifyReply, 
   if (typeof key !== 'string') {
     answer = await execute(false)
   } else {
-    const { idempotency, calls } = request.server
-    const kept = await idempotency.run({
-      key,
-      owner: request.principal?.name ?? 'anonymous',
-      fingerprint: fingerprintOf(route, request.body, CALL_HEADERS.map((name) => request.headers[name] ?? null)),
-      signal: calls.cancellationOf(request).signal
-    }, async () => await execute(true))
+    const kept = await runKept(request, key, route, execute)
     if (kept.replayed) reply.header('idempotent-replayed', 'true')
     answer = kept
   }
   reply.code(answer.status)
   return answer.payload
+}
+
+/**
+ * `execute()`'s answer, run at most once per Idempotency-Key of the caller when the request has
+ * one (`replayed`: a kept answer), for routes that answer it their own way (an event stream).
+ */
+export async function runOnce (request: FastifyRequest, route: string, execute: (detached: boolean) => Promise<Answer>): Promise<Answer & { replayed: boolean }> {
+  const key = request.headers['idempotency-key']
+  if (typeof key !== 'string') return { ...await execute(false), replayed: false }
+  return await runKept(request, key, route, execute)
+}
+
+async function runKept (request: FastifyRequest, key: string, route: string, execute: (detached: boolean) => Promise<Answer>): Promise<Answer & { replayed: boolean }> {
+  const { idempotency, calls } = request.server
+  return await idempotency.run({
+    key,
+    owner: request.principal?.name ?? 'anonymous',
+    fingerprint: fingerprintOf(route, request.body, CALL_HEADERS.map((name) => request.headers[name] ?? null)),
+    signal: calls.cancellationOf(request).signal
+  }, async () => await execute(true))
 }
 
 // Not `export default fp(...)`: TypeScript 6.0 leaves the `.ts` of a dynamic import inside an
