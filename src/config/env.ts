@@ -44,6 +44,7 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   MCP_MAX_STREAMS_PER_KEY: ['mcp.maxStreamsPerKey', 'integer'],
   MCP_STREAM_MAX_MS: ['mcp.streamMaxMs', 'integer'],
   MCP_UPSTREAM_MAX_MESSAGE_BYTES: ['mcp.upstreamMaxMessageBytes', 'integer'],
+  MCP_TASK_AFTER_MS: ['mcp.taskAfterMs', 'integer'],
   TOOL_TIMEOUT_MS: ['dispatch.defaultTimeoutMs', 'integer'],
   MAX_TOOL_TIMEOUT_MS: ['dispatch.maxTimeoutMs', 'integer'],
   MAX_RESULT_CHARS: ['dispatch.maxResultChars', 'integer'],

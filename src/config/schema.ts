@@ -1,6 +1,7 @@
 // The gateway configuration as one TypeBox schema: it validates the merged environment and file at
 // boot, fills defaults, documents every field, and gives the typed object handed to buildApp.
 import { Type, type Static } from 'typebox'
+import { McpHttpServerSchema, McpStdioServerSchema } from './mcp-server-schema.ts'
 
 const PositiveMs = (description: string, defaultValue: number) =>
   Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: defaultValue, description })
@@ -47,47 +48,7 @@ export const ToolOverrideSchema = Type.Object({
   maxResultSizeChars: Type.Optional(Type.Integer({ minimum: 0, description: 'Result cap of this tool in characters, replacing its own.' }))
 }, { additionalProperties: false })
 
-const ToolFilter = Type.Object({
-  include: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Raw MCP tool names to keep (wins over exclude).' })),
-  exclude: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Raw MCP tool names to leave out.' }))
-}, { additionalProperties: false, description: 'Which of the server\'s tools to register.' })
-
-// The MCP revisions an upstream may be pinned to: the modern one the client SDK negotiates through
-// server/discover, then its 2025-era initialize list (SUPPORTED_PROTOCOL_VERSIONS; a test keeps the
-// two lists alike). Written out here so that loading the config never loads the SDK.
-export const MCP_PROTOCOL_SETTINGS = ['auto', '2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] as const
-
-const McpCommon = {
-  protocol: Type.Optional(Type.Enum([...MCP_PROTOCOL_SETTINGS], {
-    description: 'The MCP revision spoken with this server. auto (default): ask it with server/discover (2026-07-28) and fall back to the 2025 initialize handshake when it does not answer as a 2026-07-28 server; the verdict is kept for its reconnects. 2026-07-28: that revision only (no fallback). A 2025-era revision (2025-11-25, 2025-06-18, ...): the initialize handshake offering exactly that revision, without asking server/discover; a server that answers with another revision (or only speaks 2026-07-28) fails to connect, saying which it speaks.'
-  })),
-  enabled: Type.Optional(Type.Boolean({ description: 'false = configured but not started.' })),
-  timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Deadline of one tool call (default 60 000).' })),
-  connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'How long readiness waits for this server at start (default 10 000).' })),
-  maxMessageBytes: Type.Optional(Type.Integer({ minimum: 1024, description: 'Largest message of this server, decoded, replacing mcp.upstreamMaxMessageBytes.' })),
-  tools: Type.Optional(ToolFilter)
-}
-
-export const McpStdioServerSchema = Type.Object({
-  command: Type.String({ minLength: 1, description: 'Program to start (stdio transport).' }),
-  args: Type.Optional(Type.Array(Type.String(), { description: 'Its arguments.' })),
-  env: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Environment added to the minimal one the child gets.' })),
-  cwd: Type.Optional(Type.String({ minLength: 1, description: 'Working folder of the child.' })),
-  ...McpCommon
-}, { additionalProperties: false, description: 'An MCP server started as a child process, spoken to over stdio.' })
-
-export const McpHttpServerSchema = Type.Object({
-  url: Type.String({ pattern: '^https?://', description: 'Streamable HTTP endpoint of the server.' }),
-  headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Headers sent with every request (e.g. Authorization).' })),
-  auth: Type.Optional(Type.Object({
-    tokenExchange: Type.Object({
-      audience: Type.String({ minLength: 1, description: 'The server as the identity provider knows it: the audience its tokens must name.' }),
-      scope: Type.Optional(Type.String({ minLength: 1, description: 'Scopes to ask for, space-separated.' }))
-    }, { additionalProperties: false, description: 'Each call carries the caller\'s own identity: the caller\'s access token is exchanged at auth.oauth.issuer (RFC 8693) for one addressed to this server, and sent as Authorization of that call. Calls made with an API key, which carries no user, fail saying so.' })
-  }, { additionalProperties: false, description: 'How calls to this server are authorised beyond `headers`.' })),
-  ...McpCommon
-}, { additionalProperties: false, description: 'An MCP server reached over Streamable HTTP.' })
-
+export { MCP_PROTOCOL_SETTINGS, McpHttpServerSchema, McpStdioServerSchema } from './mcp-server-schema.ts'
 export const PluginSchema = Type.Union([
   Type.String({ minLength: 1, description: 'A module path (relative to the config file\'s folder or absolute) or an installed package name.' }),
   Type.Object({
@@ -161,6 +122,7 @@ export const ConfigSchema = Type.Object({
     maxStreamsPerKey: Type.Integer({ minimum: 0, default: 16, description: 'MCP notification streams (GET /mcp) one caller may hold open at once; more are answered 429 with Retry-After (MCP_MAX_STREAMS_PER_KEY).' }),
     streamMaxMs: PositiveMs('A notification stream (GET /mcp) is ended this long after it opened; the client opens it again (MCP_STREAM_MAX_MS).', 1_800_000),
     pageSize: Type.Integer({ minimum: 1, maximum: 10_000, default: 500, description: 'Tools per tools/list page; more come through nextCursor.' }),
+    taskAfterMs: Type.Integer({ minimum: 0, default: 2_000, description: 'A tools/call from a client that declares the Tasks extension (io.modelcontextprotocol/tasks) is answered with a task handle when it has not ended this long after it started; 0: always a task (MCP_TASK_AFTER_MS).' }),
     upstreamMaxMessageBytes: Type.Integer({
       minimum: 1024,
       default: 10_485_760,

@@ -29,6 +29,14 @@ export interface CallExtras {
   visible?: (tool: string) => boolean
   /** The span the call's span hangs from, over the caller's (an MCP request's `_meta.traceparent`). */
   trace?: TraceParent
+  /** How the tool's questions reach the caller (ctx.ask); none: the caller cannot be asked. */
+  ask?: DispatchRequest['ask']
+  /**
+   * The call obeys `signal` alone, not its caller's connection: a call that may outlive its request
+   * (a question's answer comes in another one) is given a signal that follows the connection only
+   * until then (src/calls/question-relay.ts).
+   */
+  detachable?: boolean
 }
 
 /** What a REST call that outlives its request (Prefer: respond-async, an event stream) adds to it. */
@@ -76,12 +84,13 @@ function callOf (caller: Caller, name: string, args: unknown, extras: CallExtras
     sessionId: caller.sessionId,
     principal: caller.principal,
     identity: caller.identity,
-    signal: eitherSignal(caller.cancellation?.signal, extras?.signal),
+    signal: extras?.detachable === true ? extras.signal : eitherSignal(caller.cancellation?.signal, extras?.signal),
     timeoutMs: caller.limits?.timeoutMs,
     maxResultChars: caller.limits?.maxResultChars,
     onProgress: extras?.onProgress,
     logger: caller.logger,
-    trace: extras?.trace ?? caller.trace
+    trace: extras?.trace ?? caller.trace,
+    ask: extras?.ask
   }
 }
 

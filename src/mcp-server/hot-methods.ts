@@ -6,12 +6,14 @@
 // refusal included, goes to the SDK, which answers it by the protocol's rules. The answers are the
 // ones protocol-server.ts gives through the SDK, field for field; a test holds the two together.
 import { Readable } from 'node:stream'
-import type { CallToolResult, JSONRPCRequest } from '@modelcontextprotocol/server'
+import { CLIENT_CAPABILITIES_META_KEY, type JSONRPCRequest } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../access/caller.ts'
 import { isRecord } from '../shared/objects.ts'
-import { callTool, mcpToolsOf, progressSender, traceOf } from './protocol-server.ts'
-import { MODERN_REVISION, SERVER_CAPABILITIES, SERVER_INFO_META, SERVER_INSTRUCTIONS, type CacheHints } from './modern-revision.ts'
+import { callTool, mcpToolsOf, progressSender, resultOfTurn, traceOf } from './protocol-server.ts'
+import { capabilitiesOf } from './questions.ts'
+import { declaresTasks } from './task-view.ts'
+import { HTTP_MODERN_CAPABILITIES, MODERN_REVISION, SERVER_INFO_META, SERVER_INSTRUCTIONS, type CacheHints } from './modern-revision.ts'
 import { jsonRpcErrorOf } from './rpc-errors.ts'
 import { CallAnswer } from './call-answer.ts'
 import { pageAt, pageStart } from './tool-pages.ts'
@@ -88,7 +90,7 @@ export class HotMethods {
     this.#hints = hints
     this.#discover = Buffer.from(JSON.stringify({
       supportedVersions: [MODERN_REVISION],
-      capabilities: SERVER_CAPABILITIES,
+      capabilities: HTTP_MODERN_CAPABILITIES,
       instructions: SERVER_INSTRUCTIONS,
       resultType: 'complete',
       ...hints.discover,
@@ -137,18 +139,23 @@ export class HotMethods {
     const { params } = hot
     const meta = isRecord(params._meta) ? params._meta : undefined
     const answer = new CallAnswer(reply)
-    let result: CallToolResult
+    let result: Record<string, unknown>
     try {
-      result = await callTool(this.#app, caller, {
+      result = resultOfTurn(await callTool(this.#app, caller, {
         name: params.name as string,
         arguments: params.arguments,
         onProgress: progressSender(meta?.progressToken as string | number | undefined, (progress) => { answer.notify('notifications/progress', progress) }),
-        trace: traceOf(this.#app, meta)
-      })
+        trace: traceOf(this.#app, meta),
+        capabilities: capabilitiesOf(meta, undefined),
+        tasks: declaresTasks(meta?.[CLIENT_CAPABILITIES_META_KEY]),
+        inputResponses: params.inputResponses,
+        requestState: typeof params.requestState === 'string' ? params.requestState : undefined
+      }))
     } catch (error) {
       return await answer.end(JSON.stringify({ jsonrpc: '2.0', id: hot.id, error: jsonRpcErrorOf(error) }))
     }
-    const complete = { ...result, resultType: 'complete', _meta: { ...result._meta, ...SERVER_INFO_META } }
+    // A result, MCP's InputRequiredResult or a CreateTaskResult (each says which: resultType).
+    const complete = { resultType: 'complete', ...result, _meta: { ...(isRecord(result._meta) ? result._meta : undefined), ...SERVER_INFO_META } }
     return await answer.end(resultMessage(hot.id, JSON.stringify(complete)))
   }
 }

@@ -7,12 +7,16 @@
 import {
   createMcpHandler, type InboundModernRoute, type InboundLadderRejection, type McpHttpHandler
 } from '@modelcontextprotocol/server'
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../http/in-flight.ts'
 import { callerOfRequest } from './http-caller.ts'
 import { HotMethods, hotRequestOf, type HotRequest } from './hot-methods.ts'
 import { onToolsChanged } from './list-changed.ts'
-import type { CacheHints } from './modern-revision.ts'
+import { HTTP_MODERN_CAPABILITIES, SERVER_INFO_META, type CacheHints } from './modern-revision.ts'
+import { protocolErrorOf } from './questions.ts'
+import { jsonRpcErrorOf } from './rpc-errors.ts'
+import { answerTask, taskRequestOf, type TaskRequest } from './tasks.ts'
 import { createProtocolServer, type CallerOf } from './protocol-server.ts'
 import type { StreamQuota } from './stream-quota.ts'
 import { jsonRpcError, webRequestOf } from './web-request.ts'
@@ -41,7 +45,7 @@ export class ModernEndpoint {
     this.#options = options
     const { hints } = options
     this.#hot = new HotMethods(app, hints)
-    this.#sdk = createMcpHandler(() => createProtocolServer(app, options.callerOf, hints), {
+    this.#sdk = createMcpHandler(() => createProtocolServer(app, options.callerOf, hints, HTTP_MODERN_CAPABILITIES), {
       legacy: 'reject',
       // The per-caller stream cap (mcp.maxStreamsPerKey) bounds them first; this is the SDK's own backstop.
       maxSubscriptions: 100_000,
@@ -55,6 +59,8 @@ export class ModernEndpoint {
       const hot = hotRequestOf(request, route.message, route.classification.revision)
       if (hot !== undefined) return await this.answerHot(request, reply, hot)
       if (route.message.method === 'subscriptions/listen') return await this.#listen(request, reply, route.message.id)
+      const task = taskRequestOf(route.message)
+      if (task !== undefined) return await this.#task(request, reply, route.message.id, task)
     }
     return await this.#bySdk(request, reply)
   }
@@ -74,6 +80,20 @@ export class ModernEndpoint {
     const web = webRequestOf(request, signal)
     this.#options.remember(web, request)
     return await reply.send(await this.#sdk.fetch(web, { parsedBody: request.body }))
+  }
+
+  /** tasks/get, tasks/update, tasks/cancel (the Tasks extension): the caller's own tasks only. */
+  async #task (request: FastifyRequest, reply: FastifyReply, id: string | number, task: TaskRequest | Error): Promise<FastifyReply> {
+    let message: Record<string, unknown>
+    try {
+      if (task instanceof Error) throw task
+      const result = await answerTask(this.#app, callerOfRequest(this.#app, request), task)
+      if (result === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `no task ${task.taskId} of this client: it is unknown, has expired (calls.ttlMs), or was made with other credentials`)
+      message = { jsonrpc: '2.0', id, result: { resultType: 'complete', ...result, _meta: SERVER_INFO_META } }
+    } catch (error) {
+      message = { jsonrpc: '2.0', id, error: jsonRpcErrorOf(protocolErrorOf(error)) }
+    }
+    return await reply.type('application/json').send(JSON.stringify(message))
   }
 
   async #listen (request: FastifyRequest, reply: FastifyReply, id: string | number): Promise<FastifyReply> {

@@ -7,7 +7,16 @@ import { GATEWAY_IDENTITY } from '../shared/version.ts'
 /** The stateless revision served beside the 2025 ones (which keep their sessions). */
 export const MODERN_REVISION = '2026-07-28'
 
+/** The Tasks extension (SEP-2663): tools/call may answer a task handle, to a 2026-07-28 client that declares it too. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
+
 export const SERVER_CAPABILITIES = Object.freeze({ tools: Object.freeze({ listChanged: true }) })
+
+/**
+ * What /mcp's 2026-07-28 side adds: the Tasks extension, served there only (a task is read back with
+ * tasks/get at /mcp; a 2025 session and stdio answer every call in its own request).
+ */
+export const HTTP_MODERN_CAPABILITIES = Object.freeze({ ...SERVER_CAPABILITIES, extensions: Object.freeze({ [TASKS_EXTENSION]: Object.freeze({}) }) })
 
 export const SERVER_INSTRUCTIONS = 'The tools of a tool gateway; each call runs with the gateway\'s validation, deadline and result cap.'
 

@@ -76,7 +76,7 @@ test('with an empty environment every default is filled', async (t) => {
   assert.deepEqual(config.logging, { secretArguments: [], secretEnv: [] })
   assert.deepEqual(config.web.allowHosts, [])
   assert.equal(config.terminal.enabled, false)
-  assert.deepEqual(config.mcp, { allowedOrigins: [], maxSessions: 1000, maxSessionsPerKey: 100, sessionIdleMs: 600_000, sessionMaxMs: 86_400_000, maxStreamsPerKey: 16, streamMaxMs: 1_800_000, pageSize: 500, upstreamMaxMessageBytes: 10_485_760 })
+  assert.deepEqual(config.mcp, { allowedOrigins: [], maxSessions: 1000, maxSessionsPerKey: 100, sessionIdleMs: 600_000, sessionMaxMs: 86_400_000, maxStreamsPerKey: 16, streamMaxMs: 1_800_000, pageSize: 500, taskAfterMs: 2_000, upstreamMaxMessageBytes: 10_485_760 })
   assert.deepEqual(config.redis, { keyPrefix: 'tool-gateway:', commandTimeoutMs: 500, connectTimeoutMs: 2_000 })
   assert.deepEqual(config.idempotency, { ttlMs: 86_400_000, maxTotalBytes: 33_554_432 })
 })

@@ -15,6 +15,7 @@ import { KeyScope } from '../../src/access/key-scope.ts'
 import { selectionCacheKey, type Caller } from '../../src/access/caller.ts'
 import { cacheHintsFor } from '../../src/mcp-server/modern-revision.ts'
 import { createProtocolServer } from '../../src/mcp-server/protocol-server.ts'
+import { HTTP_MODERN_CAPABILITIES } from '../../src/mcp-server/modern-revision.ts'
 import { MCP_HEADERS } from './raw.ts'
 import { modernHeaders, modernRequest } from './helpers/modern.ts'
 
@@ -48,7 +49,7 @@ test('the hot methods answer what the SDK answers from the same protocol server'
   // The same caller as an open gateway's HTTP request: every tool, no selection.
   const scope = new KeyScope(app.gateway, undefined)
   const caller: Caller = { scope, principal: undefined, logger: pino({ level: 'silent' }), selection: { cacheKey: selectionCacheKey(scope) } }
-  const sdk = createMcpHandler(() => createProtocolServer(app, () => caller, cacheHintsFor(app.gateway.config.availability.ttlMs, false)), { legacy: 'reject' })
+  const sdk = createMcpHandler(() => createProtocolServer(app, () => caller, cacheHintsFor(app.gateway.config.availability.ttlMs, false), HTTP_MODERN_CAPABILITIES), { legacy: 'reject' })
   t.after(() => sdk.close())
 
   const firstPage = await fetch(url, { method: 'POST', headers: { ...MCP_HEADERS, ...modernHeaders('tools/list') }, body: JSON.stringify(modernRequest('tools/list', {})) })

@@ -104,7 +104,7 @@ test('discover and list answers carry resultType, serverInfo and cache hints: pu
   assert.equal(discover.status, 200)
   assert.deepEqual(discover.message?.result, {
     supportedVersions: [REVISION],
-    capabilities: { tools: { listChanged: true } },
+    capabilities: { tools: { listChanged: true }, extensions: { 'io.modelcontextprotocol/tasks': {} } },
     instructions: 'The tools of a tool gateway; each call runs with the gateway\'s validation, deadline and result cap.',
     resultType: 'complete',
     ttlMs: 3_600_000,
