@@ -5,7 +5,8 @@
 export const DEGRADED_WITHOUT_REDIS: readonly string[] = Object.freeze([
   'rate limits, and failed authentications, are counted by each replica on its own',
   'a result kept by one replica is readable only on that replica',
-  'an Idempotency-Key is remembered only by the replica that ran the call'
+  'an Idempotency-Key is remembered only by the replica that ran the call',
+  'a call made with Prefer: respond-async is answered for (GET /calls/:id) only by the replica that runs it'
 ])
 
 export interface RedisStatus {
