@@ -16,12 +16,14 @@ import { mapWithConcurrency } from '../src/http/concurrency.ts'
 import { streamCall, wantsEventStream } from '../src/http/event-stream.ts'
 import { headerValidator } from '../src/http/header-validator.ts'
 import { answerOnce } from '../src/http/idempotency.ts'
+import { answerAsking, answerRetry, REQUEST_STATE_HEADER } from '../src/http/sync-questions.ts'
 
 const CallHeaders = Type.Object({
   'x-tool-call-id': Type.Optional(Type.String({ maxLength: 256, description: 'The model\'s tool call id, echoed in the envelope.' })),
   'x-session-id': Type.Optional(Type.String({ maxLength: 256, description: 'An agent session id, handed to the tool.' })),
   'x-tool-timeout-ms': Type.Optional(Type.String({ pattern: '^\\s*\\d{1,15}\\s*$', description: 'Deadline for this call in ms, capped by the configured maximum.' })),
   'x-max-result-chars': Type.Optional(Type.String({ pattern: '^\\s*\\d{1,15}\\s*$', description: 'Result size cap for this call, capped by the configured maximum.' })),
+  [REQUEST_STATE_HEADER]: Type.Optional(Type.String({ maxLength: 256, description: 'Goes on with a call whose envelope said `input_required`: its `requestState`, unchanged; the body is then `{ "inputResponses": { ... } }`, an answer per question under its key (the call keeps its arguments). Answered like the first call: the result, or the next question.' })),
   prefer: Type.Optional(Type.String({ maxLength: 1024, description: '`respond-async` (RFC 7240): answer 202 at once with the call\'s id, and let it run on; follow it with GET /calls/{callId}.' })),
   'idempotency-key': Type.Optional(Type.String({
     pattern: '^[\\x21-\\x7E]{1,255}$',
@@ -58,7 +60,7 @@ const ONE = {
   config: { envelope: true, refusedWhileDraining: true },
   schema: {
     summary: 'Run one tool',
-    description: 'The body is the arguments (an object, or the JSON string a model emits). Every answer is the envelope; its `content` is the tool message for the model. `Prefer: respond-async` answers 202 at once and the call runs on (GET /calls/{callId}); `Accept: text/event-stream` streams its progress, then its envelope.',
+    description: 'The body is the arguments (an object, or the JSON string a model emits). Every answer is the envelope; its `content` is the tool message for the model. A tool that asks its caller a question answers `status: "input_required"` with `inputRequests` and a `requestState`: send the call again with `X-Request-State` and `{ "inputResponses": ... }`. `Prefer: respond-async` answers 202 at once and the call runs on (GET /calls/{callId}); `Accept: text/event-stream` streams its progress, then its envelope.',
     tags: ['dispatch'],
     params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 256, description: 'The tool name.' }) }),
     headers: CallHeaders,
@@ -103,10 +105,10 @@ const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return { status: httpStatus, payload: outcome }
       })
     }
-    return await answerOnce(request, reply, `dispatch/${name}`, async (detached) => {
-      const { outcome, httpStatus } = await calls.start(request, name, request.body, request.headers['x-tool-call-id'], detached)
-      return { status: httpStatus, payload: outcome }
-    })
+    const requestState = request.headers[REQUEST_STATE_HEADER]
+    return await answerOnce(request, reply, `dispatch/${name}`, async (detached) => requestState === undefined
+      ? await answerAsking(request, name, request.body, request.headers['x-tool-call-id'], detached)
+      : await answerRetry(request, name, requestState, request.body))
   })
 
   app.post('/dispatch', BATCH, async (request, reply) => {

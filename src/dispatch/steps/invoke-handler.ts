@@ -138,7 +138,7 @@ class HandlerContext implements ToolContext {
     checkQuestions(requests)
     const ask = this.#call.request.ask
     if (ask === undefined) {
-      throw new InputUnsupportedError(`Tool ${this.#call.request.name} asked its caller (${describeQuestions(requests)}), and this caller cannot be asked: call it over MCP from a client that answers questions, or over REST, which answers input_required`)
+      throw new InputUnsupportedError(`Tool ${this.#call.request.name} asked its caller (${describeQuestions(requests)}), and this caller cannot be asked (a call in a batch or an event stream, or a caller with no way to answer): call the tool alone, POST /dispatch/${this.#call.request.name}, which answers input_required, or over MCP`)
     }
     this.signal.throwIfAborted()
     this.#deadline.pause()
@@ -217,7 +217,10 @@ async function runHandler (call: CallState, entry: ToolEntry, timeoutMs: number,
   })
   const ctx = new HandlerContext(call, controller.signal, options, deadline)
   const onCallerAbort = (): void => {
-    stop(callerSignal?.reason, failed('cancelled', `Tool ${entry.name} was cancelled: the caller went away or the gateway is shutting down`))
+    const reason: unknown = callerSignal?.reason
+    // A cancel that says why (DELETE /calls/:id) is named; else it was the connection or shutdown.
+    const why = reason instanceof Error && isGatewayError(reason) ? reason.message : 'the caller went away or the gateway is shutting down'
+    stop(reason, failed('cancelled', `Tool ${entry.name} was cancelled: ${why}`))
   }
   callerSignal?.addEventListener('abort', onCallerAbort, { once: true })
   // An async wrapper, so that a handler throwing before it returns a promise fails the same way.
