@@ -81,10 +81,7 @@ export class DetachedCalls {
    * its answer. Throws RateLimitedError when `owner` already has calls.maxRunningPerCaller running here.
    */
   async start (spec: CallSpec, run: (held: HeldCall) => Promise<CallAnswer>): Promise<CallView> {
-    const { maxRunningPerCaller } = this.#options
-    if ((this.#runningByOwner.get(spec.owner) ?? 0) >= maxRunningPerCaller) {
-      throw new RateLimitedError(`this caller already has ${maxRunningPerCaller} calls running in the background, the most one may have (calls.maxRunningPerCaller, CALLS_MAX_RUNNING_PER_CALLER); retry when one has ended, or cancel one (DELETE /calls/:id)`)
-    }
+    this.#checkRoom(spec.owner)
     const call = await this.#open(spec, undefined)
     this.#options.lifecycle?.enter()
     this.#execute(call, run).catch((err: unknown) => { this.#logger.error({ err, callId: call.callId }, 'a detached call failed to record its end') })
@@ -96,9 +93,19 @@ export class DetachedCalls {
    * under `callId` when given; `cancel` is called when the call is cancelled. The adopter settles it.
    */
   async adopt (spec: CallSpec & { callId?: string }, cancel: (reason: unknown) => void): Promise<HeldCall> {
+    // A call waiting for answers outlives its request as a started one does, and counts the same.
+    this.#checkRoom(spec.owner)
     const call = await this.#open(spec, spec.callId)
     call.signal.addEventListener('abort', () => { cancel(call.signal.reason) }, { once: true })
     return call
+  }
+
+  /** Throws RateLimitedError when `owner` already has calls.maxRunningPerCaller calls running here. */
+  #checkRoom (owner: string): void {
+    const { maxRunningPerCaller } = this.#options
+    if ((this.#runningByOwner.get(owner) ?? 0) >= maxRunningPerCaller) {
+      throw new RateLimitedError(`this caller already has ${maxRunningPerCaller} calls running in the background or waiting for answers, the most one may have (calls.maxRunningPerCaller, CALLS_MAX_RUNNING_PER_CALLER); retry when one has ended, or cancel one (DELETE /calls/:id)`)
+    }
   }
 
   /** The call as its owner sees it; undefined when unknown, expired or another owner's, alike. */

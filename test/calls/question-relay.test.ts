@@ -91,3 +91,21 @@ test('wrong answers, another tool, another owner, a forged state: refused as suc
   assert.equal((await calls.get('alice', first.callId))?.status, 'input_required')
   await calls.cancel('alice', first.callId)
 })
+
+test('calls waiting for answers count against the caller\'s limit of calls running: past it, the question is refused', async (t) => {
+  const calls = new DetachedCalls({
+    memory: new MemoryCallStore({ ttlMs: 60_000, maxTotalBytes: 1_000_000, maxBytesPerCaller: 250_000 }),
+    ttlMs: 60_000,
+    answerTimeoutMs: 5_000,
+    maxRunningPerCaller: 1,
+    leaseMs: 15_000,
+    logger: captureLogger('warn').logger
+  })
+  t.after(() => calls.close())
+  const first = await firstTurn(calls, { owner: 'alice', tool: 'deploy' }, undefined, deploy({}))
+  assert.equal(first.kind, 'question')
+  await assert.rejects(firstTurn(calls, { owner: 'alice', tool: 'deploy' }, undefined, deploy({})), /already has 1 calls running in the background or waiting for answers/)
+  // Another caller has its own room.
+  assert.equal((await firstTurn(calls, { owner: 'bob', tool: 'deploy' }, undefined, deploy({}))).kind, 'question')
+  if (first.kind === 'question') await calls.cancel('alice', first.callId)
+})
