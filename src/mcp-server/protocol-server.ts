@@ -152,7 +152,8 @@ export function createProtocolServer (app: FastifyInstance, callerOf: CallerOf, 
           .catch(() => {}) // the client went away; the call's own cancellation handles that
       }),
       trace: traceOf(app, meta),
-      capabilities: capabilitiesOf(meta, server.getClientCapabilities()),
+      // 2026-07-28: the request's envelope (the SDK lifts it out of _meta); 2025: the session's.
+      capabilities: capabilitiesOf(ctx.mcpReq.envelope, server.getClientCapabilities()),
       inputResponses: ctx.mcpReq.inputResponses,
       requestState: typeof requestState === 'string' ? requestState : undefined
     })

@@ -76,3 +76,20 @@ test('by hand: server/discover first, then modern requests; an unknown revision 
   gateway.send(modernRequest('ping', {}, REVISION, 4))
   assert.equal(((await gateway.answer(4)).error as { code: number }).code, -32601)
 })
+
+for (const mode of [{ pin: REVISION }, 'legacy'] as const) {
+  test(`a tool's question over stdio (${typeof mode === 'string' ? '2025-11-25' : REVISION}): the SDK client's elicitation handler answers it, and the tool gets the answer`, async (t) => {
+    const box = await sandbox(t)
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, '--stdio'], env: box.env, cwd: box.dir, stderr: 'pipe' })
+    const client = new Client({ name: 'stdio-questions', version: '1' }, { versionNegotiation: { mode }, capabilities: { elicitation: { form: {} } } })
+    const asked: string[] = []
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push((request.params as { message: string }).message)
+      return { action: 'accept', content: { ok: true } }
+    })
+    await client.connect(transport)
+    t.after(() => client.close())
+    assert.equal(textOf(await client.callTool({ name: 'confirm_deploy', arguments: {} })), '{"action":"accept","content":{"ok":true}}')
+    assert.deepEqual(asked, ['Deploy to prod?'])
+  })
+}
