@@ -7,7 +7,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { CallView } from '../src/calls/call-record.ts'
 import type { InputResponses } from '../src/registry/types.ts'
-import { BatchAnswer } from '../src/dispatch/dialects/index.ts'
 import { answerCall, CallLost, CallRunning, ownerOf } from '../src/http/call-answers.ts'
 import { BadRequestError, CallNotFoundError } from '../src/shared/errors.ts'
 
@@ -20,7 +19,7 @@ const Params = Type.Object({
 
 const ERROR = Type.Ref('ErrorBody')
 
-const ENDED = Type.Union([Type.Ref('Envelope'), BatchAnswer, CallLost, ERROR], {
+const ENDED = Type.Union([Type.Ref('Envelope'), Type.Ref('BatchAnswer'), CallLost, ERROR], {
   description: 'The call ended: what a synchronous call would have answered (the envelope; for a batch, the batch answer; the error body if the gateway failed it), whatever its status (`X-Dispatch-Status` gives the status a synchronous call would have had: 200, 504, ...); a cancelled call answers its cancelled envelope. A call whose replica stopped answers `{ callId, status: "lost", error }`.'
 })
 const RUNNING = { ...CallRunning, description: 'The call runs (or waits for answers: `input_required`); `X-Call-Status` says which.' }

@@ -9,7 +9,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { BadRequestError } from '../src/shared/errors.ts'
 import { clipText } from '../src/shared/clip-text.ts'
-import { answerBatch, BatchAnswer, BatchBody, parseBatch, type ParsedBatch } from '../src/dispatch/dialects/index.ts'
+import { answerBatch, BatchBody, parseBatch, type ParsedBatch } from '../src/dispatch/dialects/index.ts'
 import { answerAsync, prefersAsync } from '../src/http/async-calls.ts'
 import { CallRunning } from '../src/http/call-answers.ts'
 import { mapWithConcurrency } from '../src/http/concurrency.ts'
@@ -80,7 +80,7 @@ const BATCH = {
     tags: ['dispatch'],
     headers: CallHeaders,
     body: BatchBody,
-    response: { 200: BatchAnswer, 202: ACCEPTED, ...REFUSALS }
+    response: { 200: Type.Ref('BatchAnswer'), 202: ACCEPTED, ...REFUSALS }
   }
 }
 

@@ -9,6 +9,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { Envelope } from '../dispatch/call/outcome.ts'
+import { BatchAnswer } from '../dispatch/dialects/index.ts'
 import { GATEWAY_IDENTITY } from '../shared/version.ts'
 import { ErrorBody, OpenAITool } from './schemas.ts'
 import swaggerUiOnDemand from './swagger-ui.ts'
@@ -59,6 +60,7 @@ async function buildDocument (app: FastifyInstance, routes: readonly RouteOption
 export default fp(async function openapi (app) {
   app.addSchema(ErrorBody)
   app.addSchema(Envelope)
+  app.addSchema(BatchAnswer)
   app.addSchema(OpenAITool)
   // As @fastify/swagger collects them: HEAD routes are left out of the document.
   const routes: RouteOptions[] = []

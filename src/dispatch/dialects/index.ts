@@ -93,5 +93,6 @@ const results = Type.Array(Type.Ref('Envelope'), { description: 'The full envelo
 /** The answer, in the body's dialect, beside the envelopes. */
 export const BatchAnswer = Type.Union([ChatAnswer, ResponsesAnswer, AnthropicAnswer, GeminiAnswer].map((answer) =>
   Type.Object({ ...answer.properties, results }, { description: (answer as { description?: string }).description })), {
+  $id: 'BatchAnswer',
   description: 'One answer per call in the dialect of the body (messages, items, content or parts), and the envelopes.'
 })
