@@ -58,8 +58,15 @@ export function judgeMessage (scanner: TopLevelScanner, data: Buffer[] | undefin
   return data !== undefined && progressForAnother(data, bound) ? 'drop' : 'pass'
 }
 
-/** One complete SSE event, and the event id the SDK will remember from it. `first`: the stream's first event (a BOM the SDK's decoder strips). */
-export function judgeEvent (raw: Buffer, bound: Bound, first: boolean): { verdict: Verdict, eventId: string | undefined } {
+/** What an SSE event is: its verdict, the event id the SDK will remember from it, and the id of the server's own request it carries, if any. */
+export interface JudgedEvent {
+  verdict: Verdict
+  eventId: string | undefined
+  serverRequestId?: string | number
+}
+
+/** One complete SSE event. `first`: the stream's first event (a BOM the SDK's decoder strips). */
+export function judgeEvent (raw: Buffer, bound: Bound, first: boolean): JudgedEvent {
   const { type, data, id } = eventFields(first && raw.subarray(0, 3).equals(BOM) ? raw.subarray(3) : raw)
   // The SDK's parser hands on no event without data; one of another type is not read as a message.
   if (data.length === 0) return { verdict: 'pass', eventId: undefined }
@@ -70,7 +77,10 @@ export function judgeEvent (raw: Buffer, bound: Bound, first: boolean): { verdic
     // Data lines are joined by a newline, which is whitespace to JSON.
     scanner.feed(NEWLINE)
   }
-  return { verdict: judgeMessage(scanner, data, bound), eventId: id }
+  const verdict = judgeMessage(scanner, data, bound)
+  // A request of the server's (elicitation/create, ...): which stream it came on tells which call it belongs to.
+  if (scanner.hasMethod && scanner.hasId && scanner.id !== undefined) return { verdict, eventId: id, serverRequestId: scanner.id }
+  return { verdict, eventId: id }
 }
 
 /** A progress notification for another request than this stream's (the SDK's progress token is the request id). */

@@ -10,6 +10,8 @@
 //   standalone GET stream are dropped; a request's stream that ends without its answer fails it
 //   (except a subscriptions/listen stream, 2026-07-28, whose end without an answer is the
 //   protocol's sign of a dropped subscription, not a misbehaving server);
+// - a request of the server's on a request's stream is told to the link, which finds the call it
+//   belongs to by that stream (call-attribution.ts);
 // - error bodies (which the SDK puts in its messages) are cut short.
 // Over stdio one pipe carries every answer: there the id is all that binds an answer to its request
 // (the operator's own processes; bounded-read-buffer.ts caps their messages).
@@ -32,6 +34,8 @@ export interface BoundedFetchOptions {
   capBytes: number
   /** Told of every answer refused or dropped, for the log. */
   onRefused: (event: { reason: string, server: string, method: string | undefined }) => void
+  /** Told of every request of the server's that came on the stream of one of ours (call-attribution.ts). */
+  onServerRequest?: (serverRequestId: string | number, streamRequestId: string | number) => void
   fetch?: FetchLike
 }
 
@@ -136,6 +140,12 @@ function boundedJson (body: ReadableStream<Uint8Array>, bound: Bound, options: B
   })
 }
 
+/** A request's own stream ends with the error answer; a stream of no request just ends (the SDK opens it again). */
+function endStream (controller: ReadableStreamDefaultController<Uint8Array>, bound: Bound, reason: string, refusal: Refusal): void {
+  if (bound.id !== undefined) controller.enqueue(refusalEvent(bound.id, reason, refusal))
+  controller.close()
+}
+
 /**
  * An SSE stream, event by event: each held (within the cap) until judged, then passed on, dropped,
  * or refused. A request's stream that ends without its answer, and without an event id the SDK
@@ -151,9 +161,7 @@ function boundedEvents (body: ReadableStream<Uint8Array>, bound: Bound, bindings
   const tell = (reason: string): void => { options.onRefused({ reason, server: options.server, method: bound.method }) }
   const end = (controller: ReadableStreamDefaultController<Uint8Array>, reason: string, refusal: Refusal): void => {
     tell(reason)
-    // A request's own stream ends with the error answer; a stream of no request just ends (the SDK opens it again).
-    if (bound.id !== undefined) controller.enqueue(refusalEvent(bound.id, reason, refusal))
-    controller.close()
+    endStream(controller, bound, reason, refusal)
   }
   return new ReadableStream<Uint8Array>({
     async pull (controller) {
@@ -172,7 +180,7 @@ function boundedEvents (body: ReadableStream<Uint8Array>, bound: Bound, bindings
             end(controller, tooLargeMessage(piece.bytes, options.capBytes), 'too_large')
             return
           }
-          const { verdict, eventId } = judgeEvent(piece.raw, bound, first)
+          const { verdict, eventId, serverRequestId } = judgeEvent(piece.raw, bound, first)
           first = false
           if (typeof verdict === 'object') {
             // On a stream of no request (the GET one), an answer is dropped and the stream goes on.
@@ -189,6 +197,7 @@ function boundedEvents (body: ReadableStream<Uint8Array>, bound: Bound, bindings
             continue
           }
           if (verdict === 'answer') answered = true
+          if (serverRequestId !== undefined && bound.id !== undefined) options.onServerRequest?.(serverRequestId, bound.id)
           if (eventId !== undefined) {
             bindings.record(eventId, bound)
             resumable = true

@@ -3,6 +3,7 @@ import type { RequestOptions } from '@modelcontextprotocol/client'
 import type { ToolProgress } from '../registry/types.ts'
 import type { TraceHeaders } from '../tracing/tracer.ts'
 import { CALL_AUTHORIZATION_HEADER } from './call-authorization.ts'
+import type { CallAsker } from './call-attribution.ts'
 
 export interface CallOptions {
   /** Aborting sends the server `notifications/cancelled` and rejects at once. */
@@ -18,18 +19,26 @@ export interface CallOptions {
   traceHeaders?: TraceHeaders
   /** This call's own Authorization (a token for its caller, by token exchange); Streamable HTTP only. */
   authorization?: string
+  /** Whom a 2025-era server's own requests during this request are put to (call-attribution.ts). */
+  asker?: CallAsker
 }
 
-export function sdkRequestOptions (options: CallOptions, timeoutMs: number): RequestOptions {
+/** The SDK's options for one request; `routeHeaders` trace it to its call (call-attribution.ts) and never leave the process. */
+export function sdkRequestOptions (options: CallOptions, timeoutMs: number, routeHeaders?: Record<string, string>): RequestOptions {
   const request: RequestOptions = { signal: options.signal, timeout: timeoutMs }
   if (options.onProgress !== undefined) request.onprogress = options.onProgress
-  if (options.traceHeaders !== undefined || options.authorization !== undefined) {
-    request.headers = { ...options.traceHeaders, ...(options.authorization === undefined ? {} : { [CALL_AUTHORIZATION_HEADER]: options.authorization }) }
+  if (options.traceHeaders !== undefined || options.authorization !== undefined || routeHeaders !== undefined) {
+    request.headers = {
+      ...options.traceHeaders,
+      ...(options.authorization === undefined ? {} : { [CALL_AUTHORIZATION_HEADER]: options.authorization }),
+      ...routeHeaders
+    }
   }
   return request
 }
 
-/** A tools/call's params, with the caller's trace context in `_meta` when it has one. */
-export function callParams (name: string, args: Record<string, unknown>, options: CallOptions): { name: string, arguments: Record<string, unknown>, _meta?: Record<string, string> } {
-  return options.traceHeaders === undefined ? { name, arguments: args } : { name, arguments: args, _meta: { ...options.traceHeaders } }
+/** A tools/call's params: the caller's trace context in `_meta` when it has one, beside `meta` (a capability declared for this call). */
+export function callParams (name: string, args: Record<string, unknown>, options: CallOptions, meta?: Record<string, unknown>): { name: string, arguments: Record<string, unknown>, _meta?: Record<string, unknown> } {
+  if (options.traceHeaders === undefined && meta === undefined) return { name, arguments: args }
+  return { name, arguments: args, _meta: { ...options.traceHeaders, ...meta } }
 }

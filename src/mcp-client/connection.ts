@@ -268,13 +268,17 @@ export class McpConnection extends EventEmitter<{ state: [McpConnectionState], c
     if (this.#state !== 'connected' || link === undefined) throw new McpUnavailableError(this.server, this.describe())
     const { signal } = options
     const timeoutMs = Math.min(options.timeoutMs ?? (signal ? MAX_TIMER_MS : this.callTimeoutMs), MAX_TIMER_MS)
+    // Traced to its call (for the server's own requests on its way), and not in flight once over.
+    const route = link.attribution.begin(options.asker)
     try {
-      return await run(link.client, sdkRequestOptions(options, timeoutMs))
+      return await run(link.client, sdkRequestOptions(options, timeoutMs, route.headers))
     } catch (err) {
       const failure = requestFailure({ server: this.server, label, timeoutMs, signal }, err)
       if (failure.suspect === true) this.#checkLiveness(link, `${label} timed out`)
       if (failure.lost !== undefined) this.#lost(link, failure.lost)
       throw failure.error
+    } finally {
+      route.end()
     }
   }
 

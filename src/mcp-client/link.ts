@@ -1,13 +1,15 @@
 // One spawned child or HTTP session of an MCP server, from its first byte to its reaping: the SDK
-// transport and client in the revision the server speaks (protocol.ts), the child's stderr, the
-// health probe, the subscriptions/listen stream of a 2026-07-28 server (listen-keeper.ts), and
-// termination (SIGTERM, then SIGKILL after a grace). Which failures mean the connection itself is
-// gone: link-failures.ts.
+// transport and client (link-client.ts) in the revision the server speaks (protocol.ts), the
+// child's stderr, the health probe, the subscriptions/listen stream of a 2026-07-28 server
+// (listen-keeper.ts), termination (SIGTERM, then SIGKILL after a grace), and what a server asks the
+// gateway's callers on the way: its own requests during a call (server-requests.ts, each traced to
+// its call by call-attribution.ts) and the task handles it answers with (task-handles.ts). Which
+// failures mean the connection itself is gone: link-failures.ts.
 import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import type { Readable } from 'node:stream'
 import {
-  Client, ProtocolError, StreamableHTTPClientTransport, type DiscoverResult, type FetchLike, type PriorDiscovery, type ServerCapabilities
+  ProtocolError, StreamableHTTPClientTransport, type Client, type DiscoverResult, type PriorDiscovery, type ServerCapabilities
 } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { Logger } from 'pino'
@@ -16,17 +18,20 @@ import { McpStartFailedError } from '../shared/errors.ts'
 import { messageOf } from '../shared/objects.ts'
 import { withTimeout } from '../shared/timers.ts'
 import { boundedFetch } from './bounded-fetch.ts'
+import { CallAttribution } from './call-attribution.ts'
 import { withCallAuthorization } from './call-authorization.ts'
 import { useBoundedReader } from './bounded-read-buffer.ts'
 import type { McpClock } from './clock.ts'
 import { answersAfterNotifications } from './dispatch-order.ts'
+import { createClient, createTransport } from './link-client.ts'
 import { failureMessage, isTimeout } from './link-failures.ts'
 import { ListenKeeper } from './listen-keeper.ts'
-import { eraOf, negotiationOptions, pinMismatch, protocolFailure, protocolSetting, type ProtocolEra, type ProtocolSetting } from './protocol.ts'
-import { childEnvironment, childOf, isRunning, workingFolderProblem, type StderrLog } from './stdio-child.ts'
+import { eraOf, pinMismatch, protocolFailure, protocolSetting, type ProtocolEra, type ProtocolSetting } from './protocol.ts'
+import { answerServerRequests } from './server-requests.ts'
+import { childOf, isRunning, workingFolderProblem, type StderrLog } from './stdio-child.ts'
+import { passTaskHandles } from './task-handles.ts'
 import { listAllTools, type ListedTools } from './tool-list.ts'
 import type { McpConnectionTuning } from './tuning.ts'
-import { GATEWAY_IDENTITY } from '../shared/version.ts'
 
 export interface McpLinkOptions {
   /** The server's name in the config, for errors. */
@@ -60,28 +65,11 @@ function within (promise: Promise<unknown>, ms: number): Promise<boolean> {
   return withTimeout(promise.then(() => true, () => true), ms, () => false, { unref: true })
 }
 
-// Output schemas are not checked here (the model reads the result either way), so none of a
-// server's schemas is ever compiled into code by the client.
-const NO_OUTPUT_VALIDATION = {
-  getValidator: () => (input: unknown) => ({ valid: true as const, data: input as never, errorMessage: undefined })
-}
-
-function createTransport (config: McpServerConfig, fetch: FetchLike): StdioClientTransport | StreamableHTTPClientTransport {
-  if ('command' in config) {
-    return new StdioClientTransport({
-      command: config.command,
-      args: config.args ?? [],
-      env: childEnvironment(config.env),
-      cwd: config.cwd,
-      stderr: 'pipe'
-    })
-  }
-  return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: { ...config.headers } }, fetch })
-}
-
 export class McpLink {
   readonly client: Client
   readonly transport: StdioClientTransport | StreamableHTTPClientTransport
+  /** Which call a request of the server's belongs to. */
+  readonly attribution: CallAttribution
   /** Monotonic ms at which the connection was up; unset while connecting. */
   connectedAt: number | undefined
   /** The spawned process (stdio), kept so it is signalled through its handle, never by a pid that may be reused. */
@@ -113,20 +101,23 @@ export class McpLink {
     this.#protocol = protocolSetting(options.config)
     this.#cwd = 'command' in options.config ? options.config.cwd : undefined
     const capBytes = options.config.maxMessageBytes ?? options.tuning.maxMessageBytes
+    const attribution = this.attribution = new CallAttribution({ stdio: 'command' in options.config })
     const fetch = withCallAuthorization(boundedFetch({
       server: options.server,
       capBytes,
       onRefused: (refused) => {
         this.#logger.warn(refused, 'MCP server answer refused')
         options.onRefused?.(refused.reason)
-      }
+      },
+      onServerRequest: (serverRequestId, streamRequestId) => { attribution.arrivedOn(serverRequestId, streamRequestId) }
     }))
     const transport = this.transport = createTransport(options.config, fetch)
-    const client = this.client = new Client({ ...GATEWAY_IDENTITY }, {
-      capabilities: {}, jsonSchemaValidator: NO_OUTPUT_VALIDATION, ...negotiationOptions(this.#protocol)
-    })
+    const client = this.client = createClient(this.#protocol)
+    attribution.watch(transport)
+    answerServerRequests(client, { server: options.server, attribution, logger: this.#logger })
     // Set before connect: the client chains its own handler after this one.
     transport.onclose = () => {
+      attribution.closed()
       const last = this.#stderr?.lastLine
       this.#onLost(transport instanceof StdioClientTransport
         ? `the server process exited${last ? ` (last stderr line: ${last})` : ''}`
@@ -187,6 +178,8 @@ export class McpLink {
     try {
       await this.client.connect(this.transport, { timeout: timeoutMs, prior })
       answersAfterNotifications(this.transport)
+      passTaskHandles(this.transport)
+      this.attribution.connected()
       this.#child = childOf(this.transport)
       this.#pid = this.#child?.pid
       const negotiated = this.client.getNegotiatedProtocolVersion()

@@ -5,11 +5,19 @@
 // MCP specification has the client open a new session then, which the connection does after its
 // first back-off (half a second). A server set to receive each caller's identity gets, on each
 // call, a token the identity provider issued for that caller and that server (token exchange).
+// What the server asks on the way (questions for the caller, a task to follow) is met in
+// tool-call-rounds.ts; a 2025-era server's own requests reach this call's caller through
+// call-attribution.ts, and when the caller could not answer one, the call fails with the error
+// naming what was asked, whatever the server made of the refusal.
 import { SdkHttpError } from '@modelcontextprotocol/client'
 import { McpConnectionLostError, McpUnavailableError } from '../shared/errors.ts'
 import type { MediaResult, ToolContext, ToolHandler, ToolProgress } from '../registry/types.ts'
+import type { CallAsker } from './call-attribution.ts'
+import type { CallOptions } from './call-options.ts'
 import type { McpConnection, McpConnectionState } from './connection.ts'
 import type { MappedResult } from './result.ts'
+import { callToCompletion } from './tool-call-rounds.ts'
+import type { CallerSide } from './upstream-questions.ts'
 
 /**
  * Whether `err` is the server's refusal of a session it does not know: the request did not run.
@@ -62,15 +70,33 @@ async function onBehalfOf (server: string, exchange: TokenExchangeSetting, ctx: 
 export function relayedCall (connection: McpConnection, raw: string, exchange?: TokenExchangeSetting): ToolHandler {
   return async (args, ctx) => {
     const authorization = exchange === undefined ? undefined : await onBehalfOf(connection.server, exchange, ctx)
-    const options = { signal: ctx.signal, onProgress: progressRelay(ctx), traceHeaders: ctx.traceHeaders, authorization }
+    const caller: CallerSide = {
+      signal: ctx.signal,
+      logger: ctx.logger,
+      reportProgress: ctx.reportProgress === undefined ? undefined : (update) => ctx.reportProgress?.(update),
+      ask: ctx.ask === undefined ? undefined : async (requests) => await ctx.ask!(requests)
+    }
+    let unanswered: Error | undefined
+    const asker: CallAsker = { tool: raw, ask: caller.ask, unanswered: (err) => { unanswered ??= err } }
+    const options: CallOptions = { signal: ctx.signal, onProgress: progressRelay(ctx), traceHeaders: ctx.traceHeaders, authorization, asker }
+    const attempt = async (): Promise<string | MediaResult> => {
+      try {
+        const mapped = await callToCompletion(connection, raw, args, options, caller)
+        // The server failed after its question went unanswered: the reason is the question.
+        if (unanswered !== undefined && mapped.isError) throw unanswered
+        return handlerAnswer(mapped)
+      } catch (err) {
+        throw unanswered !== undefined && !ctx.signal.aborted ? unanswered : err
+      }
+    }
     // Read before the call: a refusal ends the link, and its session with it.
     const sessionId = connection.sessionId
     try {
-      return handlerAnswer(await connection.callTool(raw, args, options))
+      return await attempt()
     } catch (err) {
       if (!isSessionRefusal(err, sessionId) || !await reconnected(connection, ctx.signal)) throw err
       ctx.logger.info({ tool: raw }, 'MCP server forgot the session; call sent again on a new one')
-      return handlerAnswer(await connection.callTool(raw, args, options))
+      return await attempt()
     }
   }
 }
