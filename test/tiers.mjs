@@ -23,8 +23,11 @@ export const SYSTEM_TESTS = [
   'test/lazy-loading.test.ts', // a fresh node process builds the gateway and lists the packages it loaded
   'test/runtime/**', // the compiled build, `npm start`, `npm install` of the Node runtime package
   'test/kubernetes.test.ts', // kubectl kustomize, the pod run under bubblewrap, redis-server
+  'test/calls/replicas.test.ts', // async calls across two replicas sharing a redis-server, one killed mid-call
+  'test/calls/idle-proxy.test.ts', // a two-minute call through a 60 s-idle proxy, against the gateway as a process
   // Programs from outside node_modules.
   'test/shared-state/redis.test.ts', // redis-server
+  'test/calls/redis-calls.test.ts', // redis-server: two books of detached calls sharing it
   'test/tools/terminal/sandbox.test.ts', // bubblewrap
   'test/tools/terminal/command-user.test.ts', // bubblewrap, commands as another user
   'test/tools/terminal/quota.test.ts', // bubblewrap

@@ -132,6 +132,7 @@ test('DELETE cancels: the handler\'s signal fires and the answer is the cancelle
   assert.equal(cancelled.headers['x-dispatch-status'], '499')
   assert.equal(cancelled.json().status, 'cancelled')
   assert.equal(cancelled.json().error.code, 'GW_ERR_CANCELLED')
+  assert.match(cancelled.json().error.message, /^Tool slow was cancelled: the call was cancelled by its caller \(DELETE \/calls\/call_/)
   const read = await follow(app, `/calls/${callId}`)
   assert.equal(read.statusCode, 200)
   assert.equal(read.json().status, 'cancelled')
