@@ -52,7 +52,7 @@ test('a 2-minute call through a 60 s-idle proxy: cut when synchronous, complete 
     for (;;) {
       const answer = await fetch(`${proxy.url}${location}?wait=30`, { signal: AbortSignal.timeout(REQUEST_LIMIT_MS) })
       polls++
-      if (answer.status === 200) return { envelope: await answer.json(), polls }
+      if (answer.status === 200) return { envelope: await answer.json() as { ok: boolean, content: string }, polls }
       assert.equal(answer.status, 202)
       await answer.body?.cancel()
     }
