@@ -51,6 +51,7 @@ export async function followTask (connection: McpConnection, tool: string, handl
   if (typeof first === 'string') {
     throw new McpInvalidAnswerError(`MCP server "${connection.server}" answered tools/call "${tool}" with a task handle that cannot be followed: ${first}`)
   }
+  caller.logger.debug({ taskId: first.taskId, status: first.status }, 'MCP server answered with a task: following it')
   return await new TaskFollower(connection, tool, first, options, caller).follow()
 }
 
