@@ -131,6 +131,7 @@ export class DetachedCalls {
         const left = deadline - this.#now()
         if (isTerminal(view.status) || view.updatedAt !== seen || left <= 0 || this.#closed) return view
         const remote = this.#stores.shared !== undefined && !this.#running.has(callId)
+        if (remote) this.#leases?.listen()
         await woken.after(remote ? Math.min(left, REMOTE_POLL_MS) : left)
       } finally {
         woken.cancel()

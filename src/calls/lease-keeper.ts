@@ -20,6 +20,7 @@ export class LeaseKeeper {
   readonly #leaseMs: number
   readonly #logger: Logger
   #timer: ReturnType<typeof setInterval> | undefined
+  #listening = false
 
   constructor (options: { shared: CallStore, running: ReadonlyMap<string, RunningCall>, waiters: CallWaiters, leaseMs: number, logger: Logger }) {
     this.#shared = options.shared
@@ -27,11 +28,21 @@ export class LeaseKeeper {
     this.#waiters = options.waiters
     this.#leaseMs = options.leaseMs
     this.#logger = options.logger
+  }
+
+  /**
+   * Hears what replicas say of calls from now on: a replica that never runs nor follows a call
+   * in the background opens no connection for it.
+   */
+  listen (): void {
+    if (this.#listening) return
+    this.#listening = true
     this.#shared.subscribe((event) => { this.#heard(event) })
   }
 
   /** A call recorded in the shared store runs here: its lease is renewed from now on. */
   start (): void {
+    this.listen()
     if (this.#timer !== undefined) return
     this.#timer = setInterval(() => { this.#beat().catch(() => {}) }, Math.max(10, Math.floor(this.#leaseMs / 3)))
     this.#timer.unref()

@@ -148,6 +148,8 @@ export class RunningCall implements HeldCall {
     }, timeoutMs)
     timer.unref()
     try {
+      // Answers left for an earlier question that ended first must not answer this one.
+      await this.#host.store.takeInput(this.callId).catch(() => undefined)
       await this.#write({ status: 'input_required', inputRequests: requests })
       return await question.answered.promise
     } finally {
