@@ -98,9 +98,15 @@ export async function callTool (app: FastifyInstance, caller: Caller, call: Tool
     ask,
     detachable: true
   })
-  if (call.requestState === undefined && call.tasks === true) return await startTask(app, caller, call, run)
-  // Until it asks, the call is its connection's and its message's, as any call.
+  // Until it asks (or becomes a task), the call is its connection's and its message's, as any call.
   const connection = eitherSignal(caller.cancellation?.signal, call.signal)
+  if (call.requestState === undefined && call.tasks === true) {
+    try {
+      return await startTask(app, caller, { ...call, signal: connection }, run)
+    } catch (err) {
+      throw protocolErrorOf(err)
+    }
+  }
   let turn: McpTurn | undefined
   try {
     turn = await runAsking(app, caller, { ...call, signal: connection, run })

@@ -7,13 +7,14 @@
 import { ProtocolError, ProtocolErrorCode, type ClientCapabilities } from '@modelcontextprotocol/server'
 import type { FastifyInstance } from 'fastify'
 import type { Caller } from '../access/caller.ts'
-import { isTerminal, type CallView } from '../calls/call-record.ts'
+import type { HeldCall } from '../calls/call-record.ts'
 import type { Asker } from '../calls/question-relay.ts'
 import type { Dispatched } from '../dispatch/call/outcome.ts'
 import type { InputResponses, ToolProgress } from '../registry/types.ts'
 import { isRecord } from '../shared/objects.ts'
 import { ownerOf } from './owner.ts'
 import { checkAnswerable, type McpTurn } from './questions.ts'
+import { callResultOf } from './call-result.ts'
 import { taskOf } from './task-view.ts'
 
 export interface TaskRequest {
@@ -59,36 +60,77 @@ export async function answerTask (app: FastifyInstance, caller: Caller, request:
   }
 }
 
+/** Aborts `controller` when `signal` fires, until the function it returns is called. */
+function follow (signal: AbortSignal | undefined, controller: AbortController): () => void {
+  const onAbort = (): void => { controller.abort(signal?.reason) }
+  signal?.addEventListener('abort', onAbort, { once: true })
+  if (signal?.aborted === true) onAbort()
+  return () => { signal?.removeEventListener('abort', onAbort) }
+}
+
 /**
- * Starts a tools/call as a task (the client declared the extension): recorded first, so that a
- * tasks/get anywhere finds it, then run; answered with its result when it ends within
- * mcp.taskAfterMs, else with the handle to poll.
+ * Runs a tools/call that may become a task (the client declared the extension). It runs as a plain
+ * call first: answered in the request when it ends within mcp.taskAfterMs, its progress sent on the
+ * request's stream, its connection closing cancels it. At mcp.taskAfterMs, or at its first question,
+ * it enters the book (recorded before the handle goes out, so a tasks/get anywhere finds it), no
+ * longer listens to its connection, and is answered with the handle to poll; its progress is then
+ * the task's statusMessage (SEP-2663: no progress notifications for a task).
  */
 export async function startTask (
   app: FastifyInstance,
   caller: Caller,
-  call: { name: string, capabilities?: ClientCapabilities },
+  call: { name: string, capabilities?: ClientCapabilities, signal?: AbortSignal, onProgress?: (update: ToolProgress) => void },
   run: (signal: AbortSignal, ask: Asker, onProgress?: (update: ToolProgress) => void) => Promise<Dispatched>
 ): Promise<McpTurn> {
   const book = app.detachedCalls
   const owner = ownerOf(caller)
-  const started = await book.start({ owner, tool: call.name }, async (held) => {
-    const asked: Asker = async (requests, signal) => {
-      checkAnswerable(call.name, requests, call.capabilities)
-      return await held.ask(requests, signal)
-    }
-    // SEP-2663: no progress notifications for a task; its progress is its statusMessage.
-    const { outcome, httpStatus } = await run(held.signal, asked, held.progress)
-    return { status: httpStatus, payload: outcome }
-  })
-  const deadline = Date.now() + app.gateway.config.mcp.taskAfterMs
-  let view: CallView | undefined = started
-  while (view !== undefined && !isTerminal(view.status) && view.status !== 'input_required' && Date.now() < deadline) {
-    view = await book.wait(owner, started.callId, deadline - Date.now(), view.updatedAt)
+  const controller = new AbortController()
+  const release = follow(call.signal, controller)
+  let held: HeldCall | undefined
+  let adopted: Promise<HeldCall> | undefined
+  let lastProgress: ToolProgress | undefined
+  const becomeTask = async (): Promise<HeldCall> => {
+    adopted ??= book.adopt({ owner, tool: call.name }, (reason) => { controller.abort(reason) }).then((task) => {
+      held = task
+      release()
+      if (lastProgress !== undefined) task.progress(lastProgress)
+      return task
+    })
+    return await adopted
   }
-  view ??= started
-  const task = taskOf(view)
-  if (task.status === 'completed' && task.result !== undefined) return { kind: 'result', result: task.result }
-  const { inputRequests, result, error, ...handle } = task
-  return { kind: 'task', task: handle }
+  const handle = Promise.withResolvers<McpTurn>()
+  const handOut = (): void => {
+    becomeTask()
+      .then(async (task) => await book.get(owner, task.callId))
+      .then((view) => {
+        if (view === undefined) return
+        const { inputRequests, result, error, ...task } = taskOf(view)
+        handle.resolve({ kind: 'task', task })
+      }, (err: unknown) => {
+        // No room in the book (the caller's limit of calls, the store down): the call stays a plain
+        // one, answered in its request when it ends.
+        caller.logger.debug({ err, tool: call.name }, 'a call could not become a task; it is answered when it ends')
+      })
+  }
+  const ask: Asker = async (requests, signal) => {
+    checkAnswerable(call.name, requests, call.capabilities)
+    const task = await becomeTask()
+    const answered = task.ask(requests, signal)
+    handOut()
+    return await answered
+  }
+  const onProgress = (update: ToolProgress): void => {
+    lastProgress = update
+    if (held === undefined) call.onProgress?.(update)
+    else held.progress(update)
+  }
+  const timer = setTimeout(handOut, app.gateway.config.mcp.taskAfterMs)
+  const finished = run(controller.signal, ask, onProgress).then(async (answer): Promise<McpTurn> => {
+    clearTimeout(timer)
+    release()
+    const task = adopted === undefined ? undefined : await adopted.catch(() => undefined)
+    await task?.settle({ status: answer.httpStatus, payload: answer.outcome })
+    return { kind: 'result', result: callResultOf(answer) }
+  })
+  return await Promise.race([finished, handle.promise])
 }

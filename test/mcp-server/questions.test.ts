@@ -56,6 +56,12 @@ async function gateway (t: Parameters<typeof buildTestApp>[0], env: Record<strin
       return JSON.stringify({ deployed: answers.confirm })
     }
   }))
+  registry.register(fixtureTool('sleeper', {
+    handler: async (_args, ctx) => await new Promise<string>((resolve) => {
+      ctx.reportProgress?.({ progress: 1, total: 2, message: 'sleeping' })
+      ctx.signal.addEventListener('abort', () => { aborted.count++; resolve('woken') }, { once: true })
+    })
+  }))
   const address = await built.app.listen({ host: '127.0.0.1', port: 0 })
   return { ...built, aborted, url: new URL(`${address}/mcp`) }
 }
@@ -197,4 +203,19 @@ test('Tasks extension: tasks/cancel stops the call (its signal fires) and the ta
   // Without the extension declared, the same call is answered in the request (here: its question).
   const plain = await rawCall(url, { name: 'slow_deploy', arguments: {} }, { elicitation: { form: {} } })
   assert.equal((plain.message?.result as Record<string, unknown>).resultType, 'input_required')
+})
+
+test('Tasks extension: before it becomes a task a call is its request\'s: progress on the request\'s stream, and a client that goes away cancels it', async (t) => {
+  const { url, aborted } = await gateway(t, { MCP_TASK_AFTER_MS: '60000' })
+  const caps = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+  const controller = new AbortController()
+  const body = modernRequest('tools/call', { name: 'sleeper', arguments: {}, _meta: { progressToken: 'p1', 'io.modelcontextprotocol/clientCapabilities': caps } })
+  const response = await fetch(url, { method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...modernHeaders('tools/call'), 'mcp-name': 'sleeper' }, body: JSON.stringify(body) })
+  const reader = response.body!.getReader()
+  const { value } = await reader.read()
+  assert.match(new TextDecoder().decode(value), /notifications\/progress[\s\S]*"message":"sleeping"/)
+  controller.abort()
+  const end = Date.now() + 5_000
+  while (aborted.count === 0 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20))
+  assert.equal(aborted.count, 1, 'the call ended with its request')
 })
