@@ -20,6 +20,7 @@ const PARAMS: Readonly<Record<string, ReadonlySet<string>>> = {
   'tools/call': new Set(['_meta', 'name', 'arguments'])
 }
 const BODY_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params'])
+const OWS_AT_ENDS = /^[ \t]|[ \t]$/
 
 function onlyKeys (value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
   for (const key in value) if (!allowed.has(key)) return false
@@ -45,7 +46,8 @@ export function plainHotRequest (headers: IncomingHttpHeaders, body: unknown): H
   // The headers exactly as the body says (no white space around them, no Base64 name to decode).
   if (headers['mcp-protocol-version'] !== MODERN_REVISION || headers['mcp-method'] !== body.method) return undefined
   if (body.method === 'tools/call') {
-    if (typeof params.name !== 'string' || headers['mcp-name'] !== params.name) return undefined
+    // A name with white space at either end is the SDK's to judge: it strips the header's before comparing.
+    if (typeof params.name !== 'string' || headers['mcp-name'] !== params.name || OWS_AT_ENDS.test(params.name)) return undefined
     if (params.arguments !== undefined && !isRecord(params.arguments)) return undefined
   } else if (body.method === 'tools/list' && params.cursor !== undefined && typeof params.cursor !== 'string') {
     return undefined

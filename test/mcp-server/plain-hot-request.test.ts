@@ -74,6 +74,14 @@ test('whatever the pre-screen takes, the SDK classifier and hotRequestOf route t
   assert.ok(accepted > 1_000, `the generator reached accepted requests (${accepted})`)
 })
 
+test('a tool name with white space at either end is left to the SDK (it strips the header\'s before comparing)', () => {
+  const meta = { 'io.modelcontextprotocol/protocolVersion': REVISION, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' } }
+  for (const name of [' echo', 'echo\t', ' ']) {
+    const headers = { 'mcp-protocol-version': REVISION, 'mcp-method': 'tools/call', 'mcp-name': name }
+    assert.equal(plainHotRequest(headers, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta: meta } }), undefined, JSON.stringify(name))
+  }
+})
+
 test('the requests SDK 2.4 clients send are taken', () => {
   const envelope = { 'io.modelcontextprotocol/protocolVersion': REVISION, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } }, 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' } }
   const headersOf = (m: string, name?: string) => ({ 'mcp-protocol-version': REVISION, 'mcp-method': m, ...(name === undefined ? {} : { 'mcp-name': name }) })
