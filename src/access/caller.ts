@@ -32,6 +32,10 @@ export interface Caller {
   readonly sessionId?: string
   /** The span its calls' spans hang from (the HTTP request's), when tracing. */
   readonly trace?: TraceParent
+  /** The HTTP request it came in (its id), for the audit trail; none over stdio. */
+  readonly requestId?: string
+  /** The W3C trace id the request continues, for the audit trail. */
+  readonly traceId?: string
 }
 
 /** The selection's key for caches: the selection itself and the key scope it applies within. */

@@ -11,6 +11,7 @@ import type { GatewayConfig } from '../config/schema.ts'
 import { createGateway, type Gateway } from '../core/gateway.ts'
 import access from '../http/access.ts'
 import adminListener from '../http/admin-listener.ts'
+import audit from '../http/audit.ts'
 import auth from '../http/auth.ts'
 import calls from '../http/calls.ts'
 import detachedCalls from '../http/detached-calls.ts'
@@ -87,6 +88,30 @@ function setUpReload (app: FastifyInstance, config: GatewayConfig, options: Buil
   app.addHook('onClose', async () => { stop() })
 }
 
+/** The edge's plugins, in the order each needs the one before. */
+async function registerEdge (app: FastifyInstance, config: GatewayConfig, options: BuildAppOptions, tracer: Tracer | undefined): Promise<void> {
+  // First, so that a request's span covers what every later hook does (a refused key included).
+  await app.register(tracing, { tracer })
+  await app.register(errorHandling, { bodyLimit: config.http.bodyLimitBytes })
+  await app.register(jsonBody)
+  await app.register(lifecycle)
+  await app.register(slowBodies, { bodyIdleTimeoutMs: config.http.bodyIdleTimeoutMs })
+  await app.register(hostCheck, { config })
+  await app.register(sharedState)
+  await app.register(audit, { config, env: options.env }) // before auth, which records refusals
+  await app.register(auth, { config, env: options.env })
+  await app.register(pressure, config.http.pressure)
+  await app.register(inFlight, { limits: config.http.inFlight })
+  await app.register(rateLimit, config.http.rateLimit)
+  await app.register(access)
+  await app.register(metrics)
+  await app.register(adminListener, { host: config.http.adminHost ?? config.host, port: config.http.adminPort })
+  await app.register(calls)
+  await app.register(detachedCalls)
+  await app.register(idempotency)
+  await app.register(openapi)
+}
+
 export async function buildApp (config: GatewayConfig, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const logger = options.logger ?? createLogger(config)
   const app = Fastify({
@@ -106,25 +131,7 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
   app.decorate('gateway', gateway)
   const tracer = gateway.tracer
 
-  // First, so that a request's span covers what every later hook does (a refused key included).
-  await app.register(tracing, { tracer })
-  await app.register(errorHandling, { bodyLimit: config.http.bodyLimitBytes })
-  await app.register(jsonBody)
-  await app.register(lifecycle)
-  await app.register(slowBodies, { bodyIdleTimeoutMs: config.http.bodyIdleTimeoutMs })
-  await app.register(hostCheck, { config })
-  await app.register(sharedState)
-  await app.register(auth, { config, env: options.env })
-  await app.register(pressure, config.http.pressure)
-  await app.register(inFlight, { limits: config.http.inFlight })
-  await app.register(rateLimit, config.http.rateLimit)
-  await app.register(access)
-  await app.register(metrics)
-  await app.register(adminListener, { host: config.http.adminHost ?? config.host, port: config.http.adminPort })
-  await app.register(calls)
-  await app.register(detachedCalls)
-  await app.register(idempotency)
-  await app.register(openapi)
+  await registerEdge(app, config, options, tracer)
   await app.register(autoload, { dir: ROUTES_DIR })
 
   app.addHook('onClose', async () => {

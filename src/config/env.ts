@@ -86,6 +86,13 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   SEARXNG_URL: ['web.search.searxngUrl', 'string'],
   BRAVE_API_KEY: ['web.search.braveApiKey', 'string'],
   GATEWAY_SECRET_ENV: ['logging.secretEnv', 'list'],
+  AUDIT_ENABLED: ['audit.enabled', 'boolean'],
+  AUDIT_FILE: ['audit.file', 'string'],
+  AUDIT_STDOUT: ['audit.stdout', 'boolean'],
+  AUDIT_MAX_FILE_BYTES: ['audit.maxFileBytes', 'integer'],
+  AUDIT_KEEP_FILES: ['audit.keepFiles', 'integer'],
+  AUDIT_ARGUMENTS: ['audit.arguments', 'boolean'],
+  AUDIT_MEMORY_LINES: ['audit.memoryLines', 'integer'],
   // The standard OpenTelemetry variables, read the way its SDKs read them.
   OTEL_EXPORTER_OTLP_ENDPOINT: ['tracing.endpoint', 'string'],
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: ['tracing.tracesEndpoint', 'string'],

@@ -1,6 +1,7 @@
 // The gateway configuration as one TypeBox schema: it validates the merged environment and file at
 // boot, fills defaults, documents every field, and gives the typed object handed to buildApp.
 import { Type, type Static } from 'typebox'
+import { AuditSchema } from './audit-schema.ts'
 import { McpHttpServerSchema, McpStdioServerSchema } from './mcp-server-schema.ts'
 
 const PositiveMs = (description: string, defaultValue: number) =>
@@ -204,6 +205,7 @@ export const ConfigSchema = Type.Object({
     watchConfig: Type.Boolean({ default: false, description: 'Reload when the GATEWAY_CONFIG file changes, as on SIGHUP (GATEWAY_WATCH_CONFIG).' }),
     debounceMs: Type.Integer({ minimum: 0, maximum: 60_000, default: 300, description: 'Quiet time after the last change of the file before the reload (an editor writes in several steps).' })
   }, { additionalProperties: false, default: {}, description: 'Configuration reload without a restart (SIGHUP, or the watch of the file).' }),
+  audit: AuditSchema,
   plugins: Type.Array(PluginSchema, { default: [], description: 'Plugin modules, loaded after built-in tools and MCP servers.' }),
   pluginsDir: Type.Optional(Type.String({ minLength: 1, description: 'Folder relative plugin paths and package names resolve from; default: the config file\'s folder, else the working folder.' })),
   terminal: Type.Object({

@@ -3,12 +3,14 @@
 // and in the metrics, and it is cancelled when its client goes away or the gateway gives up on shutdown.
 import type { FastifyRequest } from 'fastify'
 import type { Caller } from '../access/caller.ts'
+import type { AuditCommon, CallVia } from '../audit/event.ts'
 import type { KeyScope } from '../access/key-scope.ts'
 import fp from 'fastify-plugin'
 import type { Logger } from 'pino'
 import type { Cancellation } from '../dispatch/call/cancellation.ts'
 import type { Dispatched } from '../dispatch/call/outcome.ts'
 import type { DispatchRequest } from '../dispatch/call/pipeline.ts'
+import { auditContext, callAuditEvent } from './audit.ts'
 import { ConnectionCancellations } from './connection-cancellations.ts'
 import { numericHeader } from './query.ts'
 import type { TraceParent } from '../tracing/tracer.ts'
@@ -94,12 +96,22 @@ function callOf (caller: Caller, name: string, args: unknown, extras: CallExtras
   }
 }
 
+/** How a REST call came in: a Prefer: respond-async request, a batch, or one call. */
+function viaOf (request: FastifyRequest): CallVia {
+  const { prefer } = request.headers
+  if (prefer !== undefined && /respond-async/i.test(String(prefer))) return 'async'
+  return request.routeOptions.url === '/dispatch' ? 'batch' : 'rest'
+}
+
 export default fp(async function calls (app) {
-  const { gateway, lifecycle, metrics, tracer } = app
+  const { audit, gateway, lifecycle, metrics, tracer } = app
   const cancellations = new ConnectionCancellations(gateway.shutdownSignal)
 
-  /** Counts the call in, runs it, and counts it out (no outcome: the dispatcher failed, which it never should). */
-  async function launch (call: DispatchRequest): Promise<Dispatched> {
+  /**
+   * Counts the call in, runs it, and counts it out (no outcome: the dispatcher failed, which it never
+   * should); every call passes here, so here is its one audit line (queued: written off the call's path).
+   */
+  async function launch (call: DispatchRequest, via: CallVia, context: AuditCommon): Promise<Dispatched> {
     lifecycle.enter()
     metrics.callStarted()
     let answer: Dispatched | undefined
@@ -109,6 +121,7 @@ export default fp(async function calls (app) {
     } finally {
       metrics.callEnded(answer?.outcome)
       lifecycle.leave()
+      if (audit.enabled) audit.record(callAuditEvent(call, via, context, answer?.outcome))
     }
   }
 
@@ -133,11 +146,12 @@ export default fp(async function calls (app) {
       logger: request.log as unknown as Logger,
       // Read only when tracing: an untraced request has no such property at all.
       trace: tracer === undefined ? undefined : request.traceSpan?.context
-    })
+    }, viaOf(request), audit.enabled ? auditContext(request) : {})
   }
 
   const cancellationOf = (request: FastifyRequest): Cancellation => cancellations.of(request.raw.socket)
 
-  const run = async (caller: Caller, name: string, args: unknown, extras?: CallExtras): Promise<Dispatched> => await launch(callOf(caller, name, args, extras))
+  const run = async (caller: Caller, name: string, args: unknown, extras?: CallExtras): Promise<Dispatched> =>
+    await launch(callOf(caller, name, args, extras), 'mcp', { principal: caller.principal, requestId: caller.requestId, traceId: caller.traceId })
   app.decorate('calls', { start, run, cancellationOf })
-}, { name: 'calls', dependencies: ['lifecycle', 'metrics', 'access', 'tracing'] })
+}, { name: 'calls', dependencies: ['lifecycle', 'metrics', 'access', 'tracing', 'audit'] })

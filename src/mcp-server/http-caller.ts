@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { selectionCacheKey, type Caller } from '../access/caller.ts'
+import { auditContext } from '../http/audit.ts'
 import { commaList, numericHeader, selectionList } from '../http/query.ts'
 
 /** Throws the BadRequestError of a bad query or header; the SDK answers it as the message's error. */
@@ -24,6 +25,8 @@ export function callerOfRequest (app: FastifyInstance, request: FastifyRequest):
     },
     cancellation: app.calls.cancellationOf(request),
     sessionId: headers['x-session-id'] as string | undefined,
-    trace: app.tracer === undefined ? undefined : request.traceSpan?.context
+    trace: app.tracer === undefined ? undefined : request.traceSpan?.context,
+    requestId: request.id,
+    traceId: app.audit.enabled ? auditContext(request).traceId : undefined
   }
 }

@@ -1,0 +1,93 @@
+// The audit trail at the edge: `app.audit.record(event)` for every feature that records (calls,
+// approvals, pins, admin actions, refused authentications), built from audit.* (src/audit). With
+// audit.arguments a call's arguments are written redacted as error text is: values under secret
+// argument names, credential shapes, the secret environment variables' values.
+import type { FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { AuditCommon, CallAuditEvent, CallVia } from '../audit/event.ts'
+import type { ArgumentsRedactor } from '../audit/line.ts'
+import { AuditTrail, NO_AUDIT, type Audit } from '../audit/trail.ts'
+import type { GatewayConfig } from '../config/schema.ts'
+import type { DispatchOutcome } from '../dispatch/call/outcome.ts'
+import type { DispatchRequest } from '../dispatch/call/pipeline.ts'
+import { REDACTED, redactText, secretSettingsOf } from '../dispatch/call/redact.ts'
+import { isRecord } from '../shared/objects.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    audit: Audit
+  }
+}
+
+export type { Audit }
+
+/** The arguments with secret names' values and secrets in strings replaced by [redacted]. */
+export function argumentsRedactor (config: GatewayConfig, env: NodeJS.ProcessEnv): ArgumentsRedactor {
+  const names = new Set(config.logging.secretArguments)
+  const secrets = secretSettingsOf(config, env).secretValues ?? []
+  const redact = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') return redactText(value, secrets)
+    if (depth > 32) return REDACTED
+    if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1))
+    if (!isRecord(value)) return value
+    const copy: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(value)) copy[key] = names.has(key) ? REDACTED : redact(item, depth + 1)
+    return copy
+  }
+  return (args) => {
+    // A model's JSON string is read as the object it encodes, so its secret names are found too.
+    if (typeof args === 'string') {
+      try {
+        return redact(JSON.parse(args), 0)
+      } catch {
+        return redactText(args, secrets)
+      }
+    }
+    return redact(args, 0)
+  }
+}
+
+/** Who and which request an event of `request` belongs to, for the events features record. */
+export function auditContext (request: FastifyRequest): AuditCommon {
+  const traceparent = request.headers.traceparent
+  // The W3C trace id the caller continues (version-traceid-parentid-flags).
+  const traceId = typeof traceparent === 'string' ? /^[\da-f]{2}-([\da-f]{32})-/.exec(traceparent)?.[1] : undefined
+  return { principal: request.principal?.name, requestId: request.id, traceId }
+}
+
+/** The audit event of one call that ended (no outcome: the dispatcher failed, which it never should). */
+export function callAuditEvent (call: DispatchRequest, via: CallVia, context: AuditCommon, outcome: DispatchOutcome | undefined): CallAuditEvent {
+  return {
+    type: 'call',
+    via,
+    tool: call.name,
+    callId: outcome?.callId ?? call.callId,
+    sessionId: call.sessionId,
+    status: outcome?.status ?? 'error',
+    durationMs: outcome?.durationMs ?? 0,
+    args: call.args,
+    resultBytes: outcome === undefined ? undefined : Buffer.byteLength(outcome.content),
+    ...context
+  }
+}
+
+export function createAudit (config: GatewayConfig, env: NodeJS.ProcessEnv, onWriteError: (err: unknown) => void): Audit {
+  const { audit } = config
+  if (!audit.enabled) return NO_AUDIT
+  return new AuditTrail({
+    file: audit.file === undefined ? undefined : { path: audit.file, maxBytes: audit.maxFileBytes, keep: audit.keepFiles },
+    stdout: audit.stdout ? process.stdout : undefined,
+    ringSize: audit.memoryLines,
+    redact: audit.arguments ? argumentsRedactor(config, env) : undefined,
+    onWriteError
+  })
+}
+
+export default fp<{ config: GatewayConfig, env?: NodeJS.ProcessEnv }>(async function audit (app, options) {
+  const trail = createAudit(options.config, options.env ?? process.env, (err) => {
+    app.log.error({ err }, 'the audit file could not be written; lines are kept in memory only until it can')
+  })
+  app.decorate('audit', trail)
+  // Last lines of a shutdown (the calls drained before it) reach the file.
+  app.addHook('onClose', async () => { await trail.flush() })
+}, { name: 'audit' })
