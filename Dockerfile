@@ -38,6 +38,7 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
     WORKSPACE_ROOT=/workspace \
+    STATE_DIR=/state \
     MALLOC_ARENA_MAX=2
 WORKDIR /app
 # package.json also carries "type": "module", which the compiled .js files need.
@@ -49,8 +50,9 @@ COPY --from=build /app/dist ./dist
 # namespaces); under Docker's default seccomp profile it cannot, and GET /tools says the terminal is
 # unconfined (TERMINAL_SANDBOX=bwrap turns that into no terminal at all).
 RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/*
-# The code stays owned by root (read-only for the process); only the workspace is writable.
-RUN mkdir -p /workspace && chown node:node /workspace
+# The code stays owned by root (read-only for the process); only the workspace and the state folder
+# (the pins of trusted tools: mount a volume on /state so that they outlive the container) are writable.
+RUN mkdir -p /workspace /state && chown node:node /workspace /state
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \

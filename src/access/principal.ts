@@ -10,4 +10,6 @@ export interface Principal {
   kind?: 'user'
   /** When the token it came from expires (ms since the epoch): what it holds open ends then. */
   expiresAt?: number
+  /** A token that may use the admin routes (its scopes include auth.oauth.adminScope); keys need no flag: not limited to toolsets is enough. */
+  operator?: boolean
 }

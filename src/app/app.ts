@@ -9,6 +9,7 @@ import type { Logger } from 'pino'
 import { loadConfig } from '../config/load.ts'
 import type { GatewayConfig } from '../config/schema.ts'
 import { createGateway, type Gateway } from '../core/gateway.ts'
+import { RedisPinStore } from '../trust/pin-store.ts'
 import access from '../http/access.ts'
 import adminListener from '../http/admin-listener.ts'
 import audit from '../http/audit.ts'
@@ -139,6 +140,8 @@ export async function buildApp (config: GatewayConfig, options: BuildAppOptions 
     // After the last calls have ended: their spans are exported, not lost with the process.
     await tracer?.shutdown()
   })
+  // With Redis the replicas share their pins, and each follows the others' approvals.
+  if (app.redis !== undefined) gateway.trust.share(new RedisPinStore(app.redis.client))
   try {
     await gateway.start()
   } catch (err) {

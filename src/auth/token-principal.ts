@@ -39,7 +39,9 @@ export function grantOf (claims: TokenClaims, config: OAuthConfig): TokenGrant {
   for (const [claim, mapping] of Object.entries(config.claims)) {
     for (const value of valuesOf(claims[claim])) for (const toolset of mapping[value] ?? []) toolsets.add(toolset)
   }
-  if (toolsets.size === 0) {
+  // With auth.oauth.adminScope, that scope alone makes an operator (even granting no toolset); without it, a token for every toolset is one, as a key is.
+  const operator = config.adminScope === undefined ? undefined : scopesOf(claims).includes(config.adminScope)
+  if (toolsets.size === 0 && operator !== true) {
     return { refusal: { status: 403, description: `the token grants no toolset here: ask for one of the scopes ${Object.keys(config.scopes).join(', ') || '(none configured)'}${Object.keys(config.claims).length === 0 ? '' : `, or be given a mapped value of ${Object.keys(config.claims).join(', ')}`}` } }
   }
   const all = [...toolsets].some((toolset) => EVERYTHING.has(toolset))
@@ -49,6 +51,7 @@ export function grantOf (claims: TokenClaims, config: OAuthConfig): TokenGrant {
       name: `user:${subject}`,
       toolsets: all ? undefined : Object.freeze([...toolsets].sort()),
       kind: 'user' as const,
+      ...(operator === undefined ? {} : { operator }),
       expiresAt
     })
   }

@@ -130,6 +130,8 @@ export async function loadConfig (options: LoadConfigOptions = {}): Promise<Gate
   }
   const config = filled as GatewayConfig
   config.workspaceRoot = isAbsolute(config.workspaceRoot) ? config.workspaceRoot : resolve(cwd, config.workspaceRoot)
+  config.stateDir = resolve(cwd, config.stateDir)
+  config.trust.pinsFile = resolve(config.stateDir, config.trust.pinsFile ?? 'pins.json')
   config.toolsDir = isAbsolute(config.toolsDir) ? config.toolsDir : resolve(cwd, config.toolsDir)
   config.extraToolsDirs = config.extraToolsDirs.map((dir) => resolve(cwd, dir))
   const configDir = path ? dirname(resolve(cwd, path)) : cwd

@@ -3,6 +3,7 @@
 import { Type, type Static } from 'typebox'
 import { AuditSchema } from './audit-schema.ts'
 import { McpHttpServerSchema, McpStdioServerSchema } from './mcp-server-schema.ts'
+import { TrustSchema } from './trust-schema.ts'
 
 const PositiveMs = (description: string, defaultValue: number) =>
   Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: defaultValue, description })
@@ -32,6 +33,7 @@ export const OAuthSchema = Type.Object({
     default: {},
     description: 'Claims of an access token (a string or a list of strings, such as `groups`), their values mapped to toolsets: `{"groups": {"eng": ["file", "web"]}}`.'
   }),
+  adminScope: Type.Optional(Type.String({ minLength: 1, description: 'A token whose scopes include this one is an operator (OAUTH_ADMIN_SCOPE): it may use the admin routes, such as approving a held tool.' })),
   principalClaim: Type.String({ minLength: 1, default: 'sub', description: 'The claim that names the caller; the principal is `user:<its value>`.' }),
   clockSkewSeconds: Type.Integer({ minimum: 0, maximum: 300, default: 30, description: 'Tolerance of exp and nbf against this machine\'s clock.' }),
   jwksCooldownMs: Type.Integer({ minimum: 1000, default: 30_000, description: 'Least time between two fetches of the provider\'s keys for a token signed with a key id not yet known.' }),
@@ -71,6 +73,7 @@ export const ConfigSchema = Type.Object({
   }),
   searchTool: Type.Boolean({ default: false, description: 'Serve the search_tools tool (toolset `discovery`), with which a model finds tools for a task on demand; for large catalogues (SEARCH_TOOL).' }),
   workspaceRoot: Type.String({ minLength: 1, default: './workspace', description: 'The only folder file tools may touch (WORKSPACE_ROOT); created on first use.' }),
+  stateDir: Type.String({ minLength: 1, default: './state', description: 'The gateway\'s own state folder (STATE_DIR): the pins of trusted tools; mount it in a container so that it outlives one.' }),
   workspaceMaxBytes: Type.Integer({ minimum: 1, default: 1_073_741_824, description: 'Most bytes the files of the workspace may hold together; write_file and patch refuse a write past it (WORKSPACE_MAX_BYTES).' }),
   workspaceMaxFiles: Type.Integer({ minimum: 1, default: 250_000, description: 'Most files and folders the workspace may hold together; write_file and patch refuse to create one past it (WORKSPACE_MAX_FILES).' }),
   http: Type.Object({
@@ -168,6 +171,7 @@ export const ConfigSchema = Type.Object({
     graceMs: Type.Integer({ minimum: 0, default: 60_000, description: 'A failing check this soon after a success counts as transient.' }),
     probeTimeoutMs: PositiveMs('Deadline of one availability check.', 2_000)
   }, { additionalProperties: false, default: {} }),
+  trust: TrustSchema,
   auth: Type.Object({
     keys: Type.Array(ApiKeySchema, { default: [], description: 'API keys; none = the gateway is open (loopback only unless allowOpen).' }),
     allowOpen: Type.Boolean({ default: false, description: 'Allow serving without keys on a non-loopback address (GATEWAY_ALLOW_OPEN).' }),

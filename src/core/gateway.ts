@@ -1,6 +1,7 @@
 // The gateway core for one app: registry, availability, toolsets, definitions, dispatcher and MCP
 // servers built from a validated config, and the start-up phases (built-in tools, then MCP
 // servers, then plugins). It knows nothing of HTTP; src/app/app.ts puts routes in front of it.
+import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { AvailabilityChecker } from '../availability/checker.ts'
 import { isGuarded } from '../config/protected-mode.ts'
@@ -20,6 +21,8 @@ import { registerSearchTool } from '../search/search-tool.ts'
 import { ToolSearch } from '../search/tool-search.ts'
 import { ToolsetCatalog } from '../toolsets/catalog.ts'
 import type { Tracer } from '../tracing/tracer.ts'
+import { FilePinStore } from '../trust/pin-store.ts'
+import { TrustBook } from '../trust/trust-book.ts'
 
 export interface Gateway {
   /**
@@ -40,6 +43,8 @@ export interface Gateway {
   /** Redacts secrets and neutralises framing in error text for the model (dispatch and the HTTP edge). */
   readonly errorContent: ErrorContentCleaner
   readonly mcp: McpManager
+  /** The pins of upstream tools' definitions and what is held (docs/trust.md). */
+  readonly trust: TrustBook
   /** The full text of results cut to their size cap, per caller, for a limited time. */
   readonly results: ResultStore
   /** Gives each call and request a span; undefined when tracing is off. */
@@ -82,13 +87,15 @@ function prepareTools (registry: ToolRegistry, config: GatewayConfig, logger: Lo
  * The start-up phases, in order: built-in tools, then MCP servers, then plugins; then each tool's
  * prepare, in the background.
  */
-async function loadTools (parts: Pick<Gateway, 'registry' | 'search' | 'availability' | 'mcp' | 'hooks'>, current: () => GatewayConfig, logger: Logger): Promise<{ builtins: DiscoveryReport, plugins: PluginReport }> {
-  const { registry, search, availability, mcp, hooks } = parts
+async function loadTools (parts: Pick<Gateway, 'registry' | 'search' | 'availability' | 'mcp' | 'hooks' | 'trust'>, current: () => GatewayConfig, logger: Logger): Promise<{ builtins: DiscoveryReport, plugins: PluginReport }> {
+  const { registry, search, availability, mcp, hooks, trust } = parts
   const config = current()
   const builtins = await discoverTools({ dir: [config.toolsDir, ...config.extraToolsDirs], registry, logger: logger.child({ component: 'discovery' }), cacheDir: defaultCacheDir() })
   if (config.searchTool) registerSearchTool(registry, search, availability)
   // Servers connect in parallel; readiness waits for each at most its connectTimeoutMs, and a
   // server that is down keeps reconnecting in the background without holding the others.
+  // The pins first: an MCP server's first list is judged against them.
+  await trust.start()
   mcp.start()
   await mcp.ready()
   const plugins = await loadPlugins({
@@ -123,7 +130,9 @@ export function createGateway (config: GatewayConfig, logger: Logger, options: G
   const errorContent = new ErrorContentCleaner(secretSettingsOf(config, env))
   const results = new ResultStore(config.results, { open: !isGuarded(config) })
   const dispatcher = new Dispatcher({ registry, availability, hooks, logger, config: current, errorContent, results, tracer })
-  const mcp = new McpManager({ servers: config.mcpServers, registry, logger, tuning: { maxMessageBytes: config.mcp.upstreamMaxMessageBytes } })
+  // Pins in the state folder's file; the app hands it Redis (shared by the replicas) before start.
+  const trust = new TrustBook({ settings: () => running.trust, store: new FilePinStore(config.trust.pinsFile ?? join(config.stateDir, 'pins.json')), logger: logger.child({ component: 'trust' }) })
+  const mcp = new McpManager({ servers: config.mcpServers, registry, logger, trust, tuning: { maxMessageBytes: config.mcp.upstreamMaxMessageBytes } })
   // A server's state decides its tools' availability: drop cached verdicts (and their grace) when
   // it changes, so a crashed server's tools turn unavailable at once, not after a TTL.
   mcp.on('state', () => availability.clear())
@@ -142,14 +151,16 @@ export function createGateway (config: GatewayConfig, logger: Logger, options: G
     dispatcher,
     errorContent,
     mcp,
+    trust,
     results,
     tracer,
     shutdownSignal: shutdown.signal,
-    start: async () => await loadTools({ registry, search, availability, mcp, hooks }, current, logger),
+    start: async () => await loadTools({ registry, search, availability, mcp, hooks, trust }, current, logger),
     async stop () {
       if (stopped) return
       stopped = true
       shutdown.abort(new Error('the gateway is shutting down'))
+      trust.stop()
       await mcp.stop()
       results.clear()
       await disposeTools(registry, logger)

@@ -11,7 +11,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Principal } from '../access/principal.ts'
 import type { GatewayConfig, OAuthConfig } from '../config/schema.ts'
-import { IdentityProviderUnavailableError, InsufficientScopeError, RateLimitedError, UnauthorizedError } from '../shared/errors.ts'
+import { IdentityProviderUnavailableError, InsufficientScopeError, OperatorRequiredError, RateLimitedError, UnauthorizedError } from '../shared/errors.ts'
 import { bearerChallenge, type ChallengeError } from '../auth/challenge.ts'
 import type { SignInRefusal, TokenSignIn } from '../auth/token-sign-in.ts'
 import type { CallerIdentity } from '../registry/types.ts'
@@ -161,8 +161,8 @@ function authHook (authenticator: Authenticator, failures: AuthFailures) {
     }
     const authorization = request.headers.authorization
     const accept = (principal: Principal, token?: string): void => {
-      if (principal.toolsets !== undefined && route?.operatorOnly) {
-        done(refuse(request, reply, oauth, new UnauthorizedError('this route needs an operator: a key or token not limited to toolsets')))
+      if (route?.operatorOnly === true && !(principal.operator ?? principal.toolsets === undefined)) {
+        done(new OperatorRequiredError(`this route needs an operator: a key not limited to toolsets${oauth?.adminScope === undefined ? ' or a token for every toolset' : `, or a token with the scope ${oauth.adminScope}`}`))
         return
       }
       request.principal = principal

@@ -1,7 +1,6 @@
 // Every configured MCP server: connected in parallel at start, bounded readiness so a down server
 // never holds up the gateway, the state of each for operators, and a stop that reaps every child.
-// The connections, and with them the MCP client SDK, load in start() and only when a server is
-// configured: a gateway without MCP servers never loads the SDK.
+// The connections (and the MCP client SDK) load in start(), only when a server is configured.
 import { EventEmitter } from 'node:events'
 import type { Logger } from 'pino'
 import type { McpServerConfig } from '../config/schema.ts'
@@ -14,6 +13,7 @@ import { sanitizeNamePart } from './naming.ts'
 import type { ProtocolEra } from './protocol.ts'
 import type { McpConnectionTuning } from './tuning.ts'
 import type { McpServerTools } from './server-tools.ts'
+import type { TrustBook } from '../trust/trust-book.ts'
 import { withTimeout } from '../shared/timers.ts'
 
 export interface McpServerStatus {
@@ -51,6 +51,7 @@ export interface McpManagerOptions {
   refreshIntervalMs?: number
   /** Least wait before a refresh a tool list's ttlMs asks for; default TTL_REFRESH_FLOOR_MS (60 s). */
   ttlFloorMs?: number
+  trust?: TrustBook // pins and scans every server's tool definitions (src/trust)
 }
 
 interface Managed {
@@ -157,19 +158,19 @@ export class McpManager extends EventEmitter<{ state: [McpServerStatus] }> {
 
   /** The mirror of a connection's tools in the registry; from now on its state changes are told. */
   #mirror ([, { McpServerTools }]: Modules, { server, config, connection, logger, fingerprint }: Opened): Managed {
-    const { registry, debounceMs, refreshIntervalMs, ttlFloorMs } = this.#options
-    const clock = this.#options.clock ?? REAL_CLOCK
+    const { registry, debounceMs, refreshIntervalMs, ttlFloorMs, trust } = this.#options
     const tools = new McpServerTools({
       server,
       connection,
       registry,
       logger,
+      trust,
       filter: config.tools,
       timeoutMs: connection.callTimeoutMs,
       debounceMs,
       refreshIntervalMs,
       ttlFloorMs,
-      clock,
+      clock: this.#options.clock ?? REAL_CLOCK,
       tokenExchange: 'url' in config ? config.auth?.tokenExchange : undefined
     })
     const managed: Managed = { connection, tools, fingerprint }

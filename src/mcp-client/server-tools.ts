@@ -8,7 +8,7 @@ import { messageOf } from '../shared/objects.ts'
 import { annotationsFromMcp } from '../registry/annotations.ts'
 import type { RegistryBatch } from '../registry/batch.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
-import type { CheckFn, ToolAnnotations } from '../registry/types.ts'
+import type { CheckFn } from '../registry/types.ts'
 import { REAL_CLOCK, type McpClock } from './clock.ts'
 import { describeTool } from './describe-tool.ts'
 import { warnUnmatchedFilterNames, type ToolFilter } from './filter-names.ts'
@@ -16,15 +16,15 @@ import { RefreshScheduler } from './refresh-scheduler.ts'
 import { relayedCall, type TokenExchangeSetting } from './relayed-call.ts'
 import { TtlRefresh } from './ttl-refresh.ts'
 import type { McpConnection } from './connection.ts'
-import { assignToolNames, mcpToolName, mcpToolsetName } from './naming.ts'
+import { assignToolNames, mcpToolsetName } from './naming.ts'
 import { normalizeInputSchema, type SchemaNormalization } from '../json-schema/normalize.ts'
 import type { LeftOutTool } from './tool-list.ts'
 import type { Desired, SchemaWarning, SyncReport } from './tool-sync.ts'
-import { utilityTools } from './utility-tools.ts'
+import { utilityDesired } from './utility-tools.ts'
+import type { TrustBook } from '../trust/trust-book.ts'
+import { heldCheck } from './held-tools.ts'
 
 export type { ToolFilter }
-
-const UTILITY_ANNOTATIONS: ToolAnnotations = Object.freeze({ readOnly: true })
 
 export interface McpServerToolsOptions {
   server: string
@@ -43,6 +43,8 @@ export interface McpServerToolsOptions {
   /** Calls carry each caller's own identity, exchanged for this audience (auth.tokenExchange). */
   tokenExchange?: TokenExchangeSetting
   clock?: McpClock
+  /** Pins and scans its tools' definitions (docs/trust.md); absent: served as listed. */
+  trust?: TrustBook
 }
 
 export class McpServerTools {
@@ -69,6 +71,9 @@ export class McpServerTools {
   #filterWarned = ''
   readonly #onConnected = (): void => { this.apply(this.#connection.tools, this.#connection.leftOut) }
   readonly #onToolsChanged = (): void => this.#scheduler.request()
+  readonly #trust: TrustBook | undefined
+  // Pins changed (an approval, here or on another replica): the same list judged again.
+  readonly #onTrustChanged = (): void => { if (this.#connection.state === 'connected') this.#onConnected() }
 
   constructor (options: McpServerToolsOptions) {
     this.server = options.server
@@ -79,6 +84,8 @@ export class McpServerTools {
     this.#filter = options.filter ?? {}
     this.#tokenExchange = options.tokenExchange
     this.#timeoutMs = options.timeoutMs
+    this.#trust = options.trust
+    this.#trust?.on('changed', this.#onTrustChanged)
     this.#scheduler = new RefreshScheduler({
       clock: options.clock ?? REAL_CLOCK,
       debounceMs: options.debounceMs ?? 250,
@@ -162,6 +169,7 @@ export class McpServerTools {
     this.#ttl.dispose()
     this.#connection.off('connected', this.#onConnected)
     this.#connection.off('tools_changed', this.#onToolsChanged)
+    this.#trust?.off('changed', this.#onTrustChanged)
     this.#registry.update((batch) => this.#removeUndesired(batch, new Map(), { removed: [] }))
   }
 
@@ -171,6 +179,7 @@ export class McpServerTools {
     for (const name of [...this.#registered.keys()]) {
       if (desired.has(name)) continue
       this.#registered.delete(name)
+      this.#trust?.forget(name)
       const entry = snapshot.tools.get(name)
       // Someone else may hold the name by now (a plugin allowed to override): never remove theirs.
       if (entry?.origin.kind === 'mcp' && entry.origin.server === this.server && batch.deregister(name)) report.removed.push(name)
@@ -189,7 +198,8 @@ export class McpServerTools {
         schema: { description: tool.description, parameters: tool.parameters },
         handler: tool.handler,
         annotations: tool.annotations,
-        checkFn: this.#check,
+        // A held tool is listed in /tools, unavailable with its reason, and served nowhere else.
+        checkFn: tool.held === undefined ? this.#check : heldCheck(tool.held),
         timeoutMs: this.#timeoutMs,
         origin: { kind: 'mcp', server: this.server }
       })
@@ -238,14 +248,18 @@ export class McpServerTools {
       const name = names.get(tool.name)
       if (name === undefined || seen.has(tool.name)) continue
       seen.add(tool.name)
-      const { key, normalized } = this.#normalize(tool, normalizedNow)
+      // Judged as listed, then served cleaned of what the model should not read unseen.
+      const judged = this.#trust?.judge(this.server, name, tool)
+      const listed = judged?.tool ?? tool
+      const { key, normalized } = this.#normalize(listed, normalizedNow)
       if (!normalized.ok) {
         report.skipped.push({ tool: tool.name, reason: normalized.reason })
         continue
       }
       const raw = tool.name
-      const description = describeTool(this.server, tool)
+      const description = describeTool(this.server, listed)
       const annotations = annotationsFromMcp(tool.annotations)
+      const held = judged?.trust.held === true ? judged.trust.reason : undefined
       desired.set(name, {
         name,
         raw,
@@ -254,30 +268,17 @@ export class McpServerTools {
         handler: relayedCall(this.#connection, raw, this.#tokenExchange),
         annotations,
         // The raw schema stands for its normalised copy: the same input always normalises alike.
-        fingerprint: JSON.stringify([raw, description, key, annotations]),
-        warnings: normalized.warnings
+        fingerprint: JSON.stringify([raw, description, key, annotations, held]),
+        warnings: normalized.warnings,
+        held
       })
     }
     this.#normalized = normalizedNow
-    for (const utility of this.#utilities()) {
+    for (const utility of utilityDesired(this.server, this.#connection)) {
       if (!desired.has(utility.name)) desired.set(utility.name, utility)
       else this.#logger.warn({ tool: utility.name }, 'MCP utility tool skipped: the server has a tool of that name')
     }
     return desired
-  }
-
-  #utilities (): Desired[] {
-    return utilityTools(this.server, this.#connection).map(({ tool, description, parameters, handler }) => ({
-      name: mcpToolName(this.server, tool),
-      raw: `#${tool}`,
-      description,
-      parameters,
-      handler,
-      // They list and read what the server offers, nothing more.
-      annotations: UTILITY_ANNOTATIONS,
-      fingerprint: JSON.stringify([tool, description, parameters]),
-      warnings: []
-    }))
   }
 
   #ensureAlias (): void {

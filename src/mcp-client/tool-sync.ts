@@ -21,6 +21,8 @@ export interface Desired {
   fingerprint: string
   /** Checks of its schema that were dropped (see src/json-schema/keywords.ts), for operators. */
   warnings: readonly string[]
+  /** Why it is held back until an operator approves it (src/trust); absent when it is served. */
+  held?: string
 }
 
 /** A check left out of a served tool's schema, as /tools shows it. */

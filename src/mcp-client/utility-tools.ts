@@ -3,8 +3,10 @@
 // resources or prompts, so this is how they reach them.
 import { isRecord } from '../shared/objects.ts'
 import { toolResult } from '../registry/tool-result.ts'
-import type { JsonSchema, ToolHandler } from '../registry/types.ts'
+import type { JsonSchema, ToolAnnotations, ToolHandler } from '../registry/types.ts'
 import type { McpConnection } from './connection.ts'
+import { mcpToolName } from './naming.ts'
+import type { Desired } from './tool-sync.ts'
 import { describeContentBlock, describeResourceContents } from './result.ts'
 
 export interface UtilityTool {
@@ -108,4 +110,21 @@ function promptTools (server: string, connection: McpConnection): UtilityTool[] 
     }
   }
   return [list, get]
+}
+
+const UTILITY_ANNOTATIONS: ToolAnnotations = Object.freeze({ readOnly: true })
+
+/** The utility tools of a server as the mirror registers them (server-tools.ts). */
+export function utilityDesired (server: string, connection: McpConnection): Desired[] {
+  return utilityTools(server, connection).map(({ tool, description, parameters, handler }) => ({
+    name: mcpToolName(server, tool),
+    raw: `#${tool}`,
+    description,
+    parameters,
+    handler,
+    // They list and read what the server offers, nothing more.
+    annotations: UTILITY_ANNOTATIONS,
+    fingerprint: JSON.stringify([tool, description, parameters]),
+    warnings: []
+  }))
 }

@@ -7,6 +7,7 @@ import { definitionTokens } from '../definitions/token-count.ts'
 import type { Gateway } from '../core/gateway.ts'
 import type { ToolEntry, ToolOrigin } from '../registry/types.ts'
 import { leftOutOf } from '../definitions/formats/formats.ts'
+import { ToolTrustReport } from './tool-trust.ts'
 
 const Origin = Type.Object({
   kind: Type.Enum(['builtin', 'plugin', 'mcp'], { description: 'Where the tool comes from.' }),
@@ -38,6 +39,7 @@ const ToolStatus = Type.Object({
   origin: Origin,
   annotations: Annotations,
   leftOutOf: LeftOutOf,
+  trust: Type.Optional(ToolTrustReport),
   definitionTokens: Type.Union([Type.Integer(), Type.Null()], {
     description: 'What its definition costs a model\'s context: o200k_base tokens of the JSON of its entry in GET /definitions (chat format, as served, dynamic overrides applied); null while it is unavailable, and so not served.'
   })
@@ -113,6 +115,7 @@ export async function toolsReport (gateway: Gateway, scope: KeyScope, toolset?: 
   const tools = entries.map((entry) => {
     const verdict = verdicts.get(entry.name)!
     const definition = served.get(entry.name)
+    const trust = gateway.trust.status(entry.name)
     return {
       name: entry.name,
       toolset: entry.toolset,
@@ -124,6 +127,7 @@ export async function toolsReport (gateway: Gateway, scope: KeyScope, toolset?: 
       origin: originOf(entry.origin),
       annotations: { ...entry.annotations },
       leftOutOf: [...leftOutOf(entry.name, entry.schema.parameters)],
+      ...(trust === undefined ? {} : { trust }),
       definitionTokens: definition === undefined ? null : definitionTokens(definition)
     }
   })

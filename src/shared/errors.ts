@@ -21,6 +21,12 @@ export const InsufficientScopeError = define('GW_ERR_INSUFFICIENT_SCOPE', 403)
 /** The identity provider could not be asked (metadata, keys, introspection) within its deadline. */
 export const IdentityProviderUnavailableError = define('GW_ERR_IDENTITY_PROVIDER_UNAVAILABLE', 503)
 export const BlockedError = define('GW_ERR_BLOCKED', 403)
+// An admin route asked by a key limited to toolsets, or a token without auth.oauth.adminScope.
+export const OperatorRequiredError = define('GW_ERR_OPERATOR_REQUIRED', 403)
+// POST /admin/tools/:name/approve of a tool that is served as it is: there is nothing to approve.
+export const ToolNotHeldError = define('GW_ERR_TOOL_NOT_HELD', 409)
+// The pins of trusted tools could not be read or written (their file, or Redis): nothing is approved.
+export const PinStoreUnavailableError = define('GW_ERR_PIN_STORE_UNAVAILABLE', 503)
 /** A browser page's request to /mcp from an origin not in mcp.allowedOrigins (DNS rebinding). */
 export const OriginNotAllowedError = define('GW_ERR_ORIGIN_NOT_ALLOWED', 403)
 /** A request addressed to a host name the gateway does not answer to (DNS rebinding). */

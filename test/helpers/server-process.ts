@@ -3,6 +3,8 @@
 // gets exactly the environment it is given (nothing, no secret, leaks in from the test process) and
 // never outlives the test that started it.
 import { spawn, type ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { withTimeout } from '../../src/shared/timers.ts'
@@ -34,7 +36,9 @@ export function within<T> (promise: Promise<T>, ms: number, what: string, output
  * exactly `env`; killed after the test.
  */
 export function startServer (t: TestContext, env: Record<string, string>, entry = SERVER): ServerProcess {
-  const child = spawn(process.execPath, [entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  // A state folder of its own unless the test names one: pins left by another test (or run) would hold its tools.
+  const state = env.STATE_DIR === undefined ? { STATE_DIR: join(tmpdir(), `gw-state-${process.pid}-${randomUUID()}`) } : {}
+  const child = spawn(process.execPath, [entry], { cwd: ROOT, env: { ...state, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })

@@ -64,7 +64,7 @@ test('/metrics, whose labels name tools, needs an operator key: not open, not a 
   assert.equal(anonymous.statusCode, 401)
   assert.equal(anonymous.json().code, 'GW_ERR_UNAUTHORIZED')
   const limited = await app.inject({ url: '/metrics', headers: bearer(LIMITED_KEY) })
-  assert.equal(limited.statusCode, 401)
+  assert.equal(limited.statusCode, 403)
   assert.match(limited.json().message, /not limited to toolsets/)
   assert.doesNotMatch(limited.body, /beta_payroll/)
   const operator = await app.inject({ url: '/metrics', headers: bearer(OPERATOR_KEY) })

@@ -27,6 +27,7 @@ export async function startGatewayProcess (t: TestContext, dir: string, configFi
     HOME: dir,
     TOOLS_DIR: join(dir, 'tools'),
     WORKSPACE_ROOT: join(dir, 'workspace'),
+    STATE_DIR: join(dir, 'state'),
     GATEWAY_CONFIG: configFile,
     PORT: '0'
   }
