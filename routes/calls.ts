@@ -81,7 +81,7 @@ const callsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const owner = ownerOf(request)
     const cancelled = await book.cancel(owner, id)
     if (cancelled === undefined) throw new CallNotFoundError(id)
-    const view = cancelled.status === 'running' || cancelled.status === 'input_required'
+    const view = cancelled.status === 'running' || cancelled.status === 'input_required' || cancelled.status === 'pending_approval'
       ? await ended(owner, id, cancelled.updatedAt) ?? cancelled
       : cancelled
     return answerCall(reply, view)
@@ -98,7 +98,7 @@ const callsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   async function ended (owner: string, id: string, since: string): Promise<CallView | undefined> {
     const deadline = Date.now() + CANCEL_WAIT_MS
     let view = await book.wait(owner, id, CANCEL_WAIT_MS, since)
-    while (view !== undefined && (view.status === 'running' || view.status === 'input_required') && Date.now() < deadline) {
+    while (view !== undefined && (view.status === 'running' || view.status === 'input_required' || view.status === 'pending_approval') && Date.now() < deadline) {
       view = await book.wait(owner, id, deadline - Date.now(), view.updatedAt)
     }
     return view

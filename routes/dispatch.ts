@@ -10,8 +10,9 @@ import { Type } from 'typebox'
 import { BadRequestError } from '../src/shared/errors.ts'
 import { clipText } from '../src/shared/clip-text.ts'
 import { answerBatch, BatchBody, parseBatch, type ParsedBatch } from '../src/dispatch/dialects/index.ts'
+import { answerHeld } from '../src/http/approval-calls.ts'
 import { answerAsync, prefersAsync } from '../src/http/async-calls.ts'
-import { CallRunning } from '../src/http/call-answers.ts'
+import { CallRunning, ownerOf } from '../src/http/call-answers.ts'
 import { mapWithConcurrency } from '../src/http/concurrency.ts'
 import { streamCall, wantsEventStream } from '../src/http/event-stream.ts'
 import { headerValidator } from '../src/http/header-validator.ts'
@@ -37,7 +38,7 @@ const Arguments = Type.Union([
 ], { description: 'Tool arguments: an object, or a JSON string holding one.' })
 
 const ENVELOPE = Type.Ref('Envelope')
-const ACCEPTED = { ...CallRunning, description: 'With `Prefer: respond-async`: the call runs on; `Location: /calls/{callId}` says where to follow it, `Preference-Applied: respond-async` that it was.' }
+const ACCEPTED = { ...CallRunning, description: 'With `Prefer: respond-async`: the call runs on; `Location: /calls/{callId}` says where to follow it, `Preference-Applied: respond-async` that it was. A call of a tool that waits for a person\'s approval (trust.approval) is answered so too, without the header: `status: "pending_approval"` with its `approvalId`.' }
 // Every status the contract (src/dispatch/call/outcome.ts) or the edge (auth, body, draining) can
 // answer; 429 also when the caller has calls.maxRunningPerCaller calls running in the background.
 const REFUSALS = { 400: ENVELOPE, 401: ENVELOPE, 413: ENVELOPE, 415: ENVELOPE, 422: ENVELOPE, 429: ENVELOPE, 499: ENVELOPE, 503: ENVELOPE }
@@ -85,16 +86,19 @@ const BATCH = {
 }
 
 const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { calls, gateway } = app
+  const { approvals, calls, gateway } = app
   const { batchConcurrency, maxBatchSize } = gateway.config.http
 
   app.post('/dispatch/:name', ONE, async (request, reply) => {
     const { name } = request.params
     const { prefer, accept } = request.headers
-    if (prefer !== undefined && prefersAsync(prefer)) {
-      return await answerAsync(request, reply, `dispatch/${name}`, name, async (held) => {
+    const requestState = request.headers[REQUEST_STATE_HEADER]
+    const wantsAsync = prefer !== undefined && prefersAsync(prefer)
+    if (wantsAsync || (requestState === undefined && approvals.gated(name))) {
+      // A call held for approval runs on, waiting for the decision; its 202 says pending_approval.
+      return await (wantsAsync ? answerAsync : answerHeld)(request, reply, `dispatch/${name}`, name, async (held) => {
         // Without X-Tool-Call-Id the envelope carries the call's own id.
-        const extras = { signal: held.signal, onProgress: held.progress, ask: held.ask }
+        const extras = { signal: held.signal, onProgress: held.progress, ask: held.ask, approve: approvals.waiting(ownerOf(request), held) }
         const { outcome, httpStatus } = await calls.start(request, name, request.body, request.headers['x-tool-call-id'] ?? held.callId, true, extras)
         return { status: httpStatus, payload: outcome }
       })
@@ -105,7 +109,6 @@ const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return { status: httpStatus, payload: outcome }
       })
     }
-    const requestState = request.headers[REQUEST_STATE_HEADER]
     return await answerOnce(request, reply, `dispatch/${name}`, async (detached) => requestState === undefined
       ? await answerAsking(request, name, request.body, request.headers['x-tool-call-id'], detached)
       : await answerRetry(request, name, requestState, request.body))

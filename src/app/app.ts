@@ -12,6 +12,7 @@ import { createGateway, type Gateway } from '../core/gateway.ts'
 import { RedisPinStore } from '../trust/pin-store.ts'
 import access from '../http/access.ts'
 import adminListener from '../http/admin-listener.ts'
+import approvals from '../http/approvals.ts'
 import audit from '../http/audit.ts'
 import auth from '../http/auth.ts'
 import calls from '../http/calls.ts'
@@ -107,6 +108,7 @@ async function registerEdge (app: FastifyInstance, config: GatewayConfig, option
   await app.register(access)
   await app.register(metrics)
   await app.register(adminListener, { host: config.http.adminHost ?? config.host, port: config.http.adminPort })
+  await app.register(approvals)
   await app.register(calls)
   await app.register(detachedCalls)
   await app.register(idempotency)

@@ -6,13 +6,13 @@ import type { InputRequests, InputResponses, ToolProgress } from '../registry/ty
 
 /**
  * `running`: the tool runs; `input_required`: it waits for its caller's answers (inputRequests);
- * `completed`: it ended, `answer` holds what a synchronous call would have answered; `cancelled`:
+ * `pending_approval`: it waits for a person's approval (approvalId, trust.approval); `completed`: it ended, `answer` holds what a synchronous call would have answered; `cancelled`:
  * a DELETE (or shutdown) stopped it, `answer` holds the cancelled envelope; `lost`: the replica
  * running it stopped before it ended.
  */
-export type CallStatus = 'running' | 'input_required' | 'completed' | 'cancelled' | 'lost'
+export type CallStatus = 'running' | 'input_required' | 'pending_approval' | 'completed' | 'cancelled' | 'lost'
 
-export const CALL_STATUSES: readonly CallStatus[] = ['running', 'input_required', 'completed', 'cancelled', 'lost']
+export const CALL_STATUSES: readonly CallStatus[] = ['running', 'input_required', 'pending_approval', 'completed', 'cancelled', 'lost']
 
 /** Statuses a call never leaves. */
 export function isTerminal (status: CallStatus): boolean {
@@ -41,6 +41,8 @@ export interface CallView {
   progress?: ToolProgress
   /** While `input_required`: the questions waiting for answers, keyed as the tool asked them. */
   inputRequests?: InputRequests
+  /** While `pending_approval`: the approval it waits on (POST /admin/approvals/:id). */
+  approvalId?: string
   /** Once `completed` or `cancelled`. */
   answer?: CallAnswer
   /** Once `lost`: why. */
@@ -69,6 +71,8 @@ export interface HeldCall {
    * (GW_ERR_INPUT_TIMEOUT) or `signal` fires.
    */
   ask: (requests: InputRequests, signal: AbortSignal) => Promise<InputResponses>
+  /** Records that the call waits for a person's approval (its id), or runs again (undefined). */
+  holdForApproval: (approvalId: string | undefined) => Promise<void>
   /** Ends the call with its answer, kept for calls.ttlMs. */
   settle: (answer: CallAnswer) => Promise<void>
 }
@@ -126,10 +130,11 @@ export class CallStoreDownError extends Error {}
 /** The view of a record, `expiresAt` in ms (Infinity while it runs here: then `ttlMs` from `now`). */
 export function viewOf (record: CallRecord, expiresAt: number, now: number, ttlMs: number): CallView {
   const expiry = expiresAt === Infinity ? now + ttlMs : expiresAt
-  const { callId, owner, tool, status, createdAt, updatedAt, progress, inputRequests, answer, error } = record
+  const { callId, owner, tool, status, createdAt, updatedAt, progress, inputRequests, approvalId, answer, error } = record
   const view: CallView = { callId, owner, tool, status, createdAt, updatedAt, expiresAt: new Date(expiry).toISOString() }
   if (progress !== undefined) view.progress = progress
   if (inputRequests !== undefined) view.inputRequests = inputRequests
+  if (approvalId !== undefined) view.approvalId = approvalId
   if (answer !== undefined) view.answer = answer
   if (error !== undefined) view.error = error
   return view
@@ -144,5 +149,6 @@ export function lostRecord (record: CallRecord, now: number): CallRecord {
     error: 'the call was lost: the replica that ran it stopped (crashed, or was killed) before it ended; its outcome is unknown, and it may have done part of its work'
   }
   delete lost.inputRequests
+  delete lost.approvalId
   return lost
 }

@@ -239,10 +239,10 @@ export class DetachedCalls {
   async #end (store: CallStore, call: RunningCall, answer: CallAnswer): Promise<void> {
     const status = call.cancelRequested || answer.status === 499 ? 'cancelled' : 'completed'
     // Drafted: a reader sees the call running until its end is recorded as it will stay.
-    let record = call.changed({ status, answer, inputRequests: undefined }, false)
+    let record = call.changed({ status, answer, inputRequests: undefined, approvalId: undefined }, false)
     if (!await this.#stores.settle(store, record)) {
       const bytes = Buffer.byteLength(JSON.stringify(answer))
-      record = call.changed({ status: 'lost', answer: undefined, inputRequests: undefined, error: `the call ended (${status}), but its answer (${bytes} bytes) is more than one caller may keep (calls.maxBytesPerCaller)` }, false)
+      record = call.changed({ status: 'lost', answer: undefined, inputRequests: undefined, approvalId: undefined, error: `the call ended (${status}), but its answer (${bytes} bytes) is more than one caller may keep (calls.maxBytesPerCaller)` }, false)
       await this.#stores.settle(store, record)
     }
     call.record = record

@@ -121,6 +121,11 @@ export class RunningCall implements HeldCall {
     return true
   }
 
+  holdForApproval = async (approvalId: string | undefined): Promise<void> => {
+    if (this.ended) return
+    await this.#write(approvalId === undefined ? { status: 'running', approvalId: undefined } : { status: 'pending_approval', approvalId })
+  }
+
   settle = async (answer: CallAnswer): Promise<void> => {
     if (this.ended) return
     this.ended = true

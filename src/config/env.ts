@@ -19,6 +19,8 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   TRUST_HOLD_NEW_TOOLS: ['trust.holdNewTools', 'boolean'],
   TRUST_HOLD_SUSPICIOUS: ['trust.holdSuspicious', 'boolean'],
   TRUST_MAX_DESCRIPTION_CHARS: ['trust.maxDescriptionChars', 'integer'],
+  TRUST_APPROVAL: ['trust.approval', 'list'],
+  TRUST_APPROVAL_TIMEOUT_MS: ['trust.approvalTimeoutMs', 'integer'],
   WORKSPACE_MAX_BYTES: ['workspaceMaxBytes', 'integer'],
   WORKSPACE_MAX_FILES: ['workspaceMaxFiles', 'integer'],
   BODY_LIMIT_BYTES: ['http.bodyLimitBytes', 'integer'],

@@ -17,6 +17,7 @@ import { HookRegistry } from './call/hooks.ts'
 import { dispatched, failed, type Dispatched, type StepResult } from './call/outcome.ts'
 import { compose, createCallState, entryOf, type CallState, type DispatchRequest } from './call/pipeline.ts'
 import { RunningCalls } from './call/running-calls.ts'
+import { approvalStep } from './steps/approval-gate.ts'
 import { coerceStep } from './steps/coerce-arguments.ts'
 import { postHookStep, preHookStep, refusedCallHookStep, transformStep } from './steps/hook-steps.ts'
 import { invokeStep } from './steps/invoke-handler.ts'
@@ -108,6 +109,8 @@ export class Dispatcher {
       validateStep,
       // pre_tool_call hooks may block the call.
       preHookStep(hooks),
+      // A call of a tool in trust.approval waits for a person's approval of these exact arguments.
+      approvalStep,
       // The handler, under its deadline and the caller's signal.
       invokeStep({ timeoutOf, results, running: this.running })
     ])

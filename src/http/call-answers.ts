@@ -20,7 +20,8 @@ const Times = {
 export const CallRunning = Type.Object({
   callId: Type.String({ description: 'The call\'s id: GET, DELETE /calls/{callId} and POST /calls/{callId}/input.' }),
   tool: Type.String({ description: 'The tool called (for a batch: `batch: ` and the tools\' names).' }),
-  status: Type.Enum(['running', 'input_required'], { description: '`running`, or `input_required`: the tool asked the questions of inputRequests and waits for POST /calls/{callId}/input.' }),
+  status: Type.Enum(['running', 'input_required', 'pending_approval'], { description: '`running`; `input_required`: the tool asked the questions of inputRequests and waits for POST /calls/{callId}/input; `pending_approval`: the call waits for a person to approve it (approvalId; trust.approval).' }),
+  approvalId: Type.Optional(Type.String({ description: 'While pending_approval: the approval an operator decides with POST /admin/approvals/{approvalId}.' })),
   progress: Type.Optional(Type.Object({
     progress: Type.Number({ description: 'How far the tool has got.' }),
     total: Type.Optional(Type.Number({ description: 'The progress at which it is done, when known.' })),
@@ -43,8 +44,9 @@ export const CallLost = Type.Object({
 
 /** The 202 body of a running call. */
 export function runningBody (view: CallView): Record<string, unknown> {
-  const { callId, tool, status, progress, inputRequests, createdAt, updatedAt, expiresAt } = view
+  const { callId, tool, status, progress, inputRequests, approvalId, createdAt, updatedAt, expiresAt } = view
   const body: Record<string, unknown> = { callId, tool, status }
+  if (approvalId !== undefined) body.approvalId = approvalId
   if (progress !== undefined) body.progress = progress
   if (inputRequests !== undefined) body.inputRequests = inputRequests
   return Object.assign(body, { createdAt, updatedAt, expiresAt })
@@ -53,7 +55,7 @@ export function runningBody (view: CallView): Record<string, unknown> {
 /** Sets the status and headers of the answer about `view`, and returns its body. */
 export function answerCall (reply: FastifyReply, view: CallView): unknown {
   reply.header('x-call-status', view.status)
-  if (view.status === 'running' || view.status === 'input_required') {
+  if (view.status === 'running' || view.status === 'input_required' || view.status === 'pending_approval') {
     reply.code(202).header('location', `/calls/${view.callId}`)
     return runningBody(view)
   }

@@ -33,6 +33,8 @@ export interface CallExtras {
   trace?: TraceParent
   /** How the tool's questions reach the caller (ctx.ask); none: the caller cannot be asked. */
   ask?: DispatchRequest['ask']
+  /** How a call held for approval gets it; default: refused naming its approval (app.approvals). */
+  approve?: DispatchRequest['approve']
   /**
    * The call obeys `signal` alone, not its caller's connection: a call that may outlive its request
    * (a question's answer comes in another one) is given a signal that follows the connection only
@@ -49,6 +51,8 @@ export interface StartExtras {
   onProgress?: DispatchRequest['onProgress']
   /** How the tool's questions reach the caller. */
   ask?: DispatchRequest['ask']
+  /** How a call held for approval waits for it (app.approvals.waiting); default: refused naming it. */
+  approve?: DispatchRequest['approve']
 }
 
 export interface Calls {
@@ -92,7 +96,8 @@ function callOf (caller: Caller, name: string, args: unknown, extras: CallExtras
     onProgress: extras?.onProgress,
     logger: caller.logger,
     trace: extras?.trace ?? caller.trace,
-    ask: extras?.ask
+    ask: extras?.ask,
+    approve: extras?.approve
   }
 }
 
@@ -143,6 +148,7 @@ export default fp(async function calls (app) {
       maxResultChars,
       onProgress: extras?.onProgress,
       ask: extras?.ask,
+      approve: extras?.approve ?? app.approvals.refusing(request.principal?.name ?? 'anonymous'),
       logger: request.log as unknown as Logger,
       // Read only when tracing: an untraced request has no such property at all.
       trace: tracer === undefined ? undefined : request.traceSpan?.context
@@ -152,6 +158,6 @@ export default fp(async function calls (app) {
   const cancellationOf = (request: FastifyRequest): Cancellation => cancellations.of(request.raw.socket)
 
   const run = async (caller: Caller, name: string, args: unknown, extras?: CallExtras): Promise<Dispatched> =>
-    await launch(callOf(caller, name, args, extras), 'mcp', { principal: caller.principal, requestId: caller.requestId, traceId: caller.traceId })
+    await launch(callOf(caller, name, args, { ...extras, approve: extras?.approve ?? app.approvals.refusing(caller.principal ?? 'anonymous') }), 'mcp', { principal: caller.principal, requestId: caller.requestId, traceId: caller.traceId })
   app.decorate('calls', { start, run, cancellationOf })
-}, { name: 'calls', dependencies: ['lifecycle', 'metrics', 'access', 'tracing', 'audit'] })
+}, { name: 'calls', dependencies: ['lifecycle', 'metrics', 'access', 'tracing', 'audit', 'approvals'] })

@@ -14,6 +14,7 @@ import type { TraceParent } from '../tracing/tracer.ts'
 import { GATEWAY_IDENTITY } from '../shared/version.ts'
 import type { Asker } from '../calls/question-relay.ts'
 import type { Dispatched } from '../dispatch/call/outcome.ts'
+import { approveOverMcp } from './approvals.ts'
 import { capabilitiesOf, protocolErrorOf, runAsking, type McpTurn } from './questions.ts'
 import { startTask } from './tasks.ts'
 import { SERVER_CAPABILITIES, SERVER_INSTRUCTIONS, type CacheHints } from './modern-revision.ts'
@@ -96,6 +97,7 @@ export async function callTool (app: FastifyInstance, caller: Caller, call: Tool
     visible: selected === undefined ? undefined : (tool) => selected.has(tool),
     trace: call.trace,
     ask,
+    approve: approveOverMcp(app, caller.principal ?? 'anonymous', ask),
     detachable: true
   })
   // Until it asks (or becomes a task), the call is its connection's and its message's, as any call.

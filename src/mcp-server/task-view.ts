@@ -56,6 +56,8 @@ export function taskOf (view: CallView): DetailedTask {
     pollIntervalMs: POLL_INTERVAL_MS
   }
   switch (view.status) {
+    case 'pending_approval':
+      return { ...base, status: 'working', statusMessage: `waiting for a person to approve the call (approval ${view.approvalId ?? '?'})` }
     case 'running': {
       const statusMessage = statusMessageOf(view.progress)
       return statusMessage === undefined ? { ...base, status: 'working' } : { ...base, status: 'working', statusMessage }

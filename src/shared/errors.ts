@@ -52,6 +52,12 @@ export const IdempotencyKeyReusedError = define('GW_ERR_IDEMPOTENCY_KEY_REUSED',
 export const InternalError = define('GW_ERR_INTERNAL', 500)
 /** A tool's question (ctx.ask) that nobody answered within calls.answerTimeoutMs. */
 export const InputTimeoutError = define('GW_ERR_INPUT_TIMEOUT', 504)
+/** A call held until a person approves it (trust.approval): the envelope says pending_approval. */
+export const ApprovalPendingError = define('GW_ERR_APPROVAL_PENDING', 202)
+/** An approval that is unknown (or forgotten since it was decided or expired). */
+export const ApprovalNotFoundError = define('GW_ERR_APPROVAL_NOT_FOUND', 404, 'No approval %s: it is unknown, or it was decided or expired long enough ago to be forgotten')
+/** An approval that can no longer be decided: decided already, or expired; the message says which. */
+export const ApprovalClosedError = define('GW_ERR_APPROVAL_CLOSED', 409)
 /** A tool asked its caller a question (ctx.ask) that this caller cannot answer (declared no such capability). */
 export const InputUnsupportedError = define('GW_ERR_INPUT_UNSUPPORTED', 200)
 

@@ -32,8 +32,8 @@ test('every status maps to its code and HTTP status', () => {
 
 test('the statuses hooks observe are the dispatch statuses minus the two that never reach a tool', () => {
   assert.deepEqual(DISPATCH_STATUSES.filter((s) => !(CALL_STATUSES as readonly string[]).includes(s)), ['unavailable', 'not_found'])
-  // The envelope adds the one status that is no end: a call waiting for its caller's answers.
-  assert.deepEqual(Envelope.properties.status.enum, [...DISPATCH_STATUSES, 'input_required'])
+  // The envelope adds the two statuses that are no end: a call waiting for its caller's answers, or for a person's approval.
+  assert.deepEqual(Envelope.properties.status.enum, [...DISPATCH_STATUSES, 'input_required', 'pending_approval'])
 })
 
 test('inputRequiredOutcome: the questions and the state to send back, and a content that tells a model what is asked', () => {

@@ -7,7 +7,7 @@
 import { Type, type Static } from 'typebox'
 import {
   BadRequestError, BlockedError, BodyTooLargeError, CancelledError, InternalError, InvalidArgumentsError, NotFoundError,
-  OverloadedError, RateLimitedError, TimeoutError, ToolFailedError, ToolNotFoundError, ToolUnavailableError,
+  OverloadedError, ApprovalPendingError, RateLimitedError, TimeoutError, ToolFailedError, ToolNotFoundError, ToolUnavailableError,
   UnauthorizedError, UnknownToolsetError, UnsupportedMediaTypeError
 } from '../../shared/errors.ts'
 import { toolError } from '../../registry/tool-result.ts'
@@ -23,9 +23,10 @@ export const DISPATCH_STATUSES = [...CALL_STATUSES, 'unavailable', 'not_found'] 
 /**
  * Every status an envelope can report: a call's end, or `input_required`, a call that waits for its
  * caller's answers (the tool asked: ctx.ask) and goes on when the caller sends the same call again
- * with them (src/calls).
+ * with them (src/calls); or `pending_approval`, a call held until a person approves it
+ * (trust.approval), which runs when the same call is sent again once approved.
  */
-export const ENVELOPE_STATUSES = [...DISPATCH_STATUSES, 'input_required'] as const
+export const ENVELOPE_STATUSES = [...DISPATCH_STATUSES, 'input_required', 'pending_approval'] as const
 
 export type CallStatus = typeof CALL_STATUSES[number]
 export type DispatchStatus = typeof DISPATCH_STATUSES[number]
@@ -85,7 +86,8 @@ export const Envelope = Type.Object({
     method: Type.Enum(['elicitation/create', 'sampling/createMessage', 'roots/list'], { description: 'What kind of question: a form or URL for the user, a completion from the caller\'s model, the caller\'s roots.' }),
     params: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'As MCP 2026-07-28 defines them for the method (an elicitation\'s message and requestedSchema).' }))
   }), { description: 'With status input_required: the questions, keyed; answer each under its key in inputResponses.' })),
-  requestState: Type.Optional(Type.String({ description: 'With status input_required: send it back, unchanged, with inputResponses to go on with the call.' }))
+  requestState: Type.Optional(Type.String({ description: 'With status input_required: send it back, unchanged, with inputResponses to go on with the call.' })),
+  approvalId: Type.Optional(Type.String({ description: 'With status pending_approval: the approval a person decides (POST /admin/approvals/{approvalId}); the same call sent again once it is approved runs, once.' }))
 }, { $id: 'Envelope', description: 'The answer to every dispatch, success or not.' })
 
 /** The envelope of one call: exactly what every answer serialises. */
@@ -116,6 +118,8 @@ export interface StepResult {
   blockedBy?: string
   /** A finer kind of failure than the status's code, for post_tool_call's error_type (never serialised). */
   errorType?: string
+  /** A blocked call held for a person's approval: its id (the envelope says `pending_approval`). */
+  pendingApproval?: string
 }
 
 /**
@@ -156,16 +160,17 @@ export function buildOutcome (tool: string, callId: string, result: StepResult, 
     outcome.media = result.media.map(({ kind, mimeType, bytes, url }) => url === undefined ? { kind, mimeType, bytes } : { kind, mimeType, bytes, url })
   }
   if (result.status !== 'ok') {
-    const failure = raised ?? FAILURES[result.status]
+    const failure = raised ?? (result.pendingApproval === undefined ? FAILURES[result.status] : ApprovalPendingError)
     outcome.error = { code: failure.code, message: result.message ?? errorMessageOf(result.content) }
   }
+  if (result.pendingApproval !== undefined) Object.assign(outcome, { status: 'pending_approval', approvalId: result.pendingApproval })
   return outcome
 }
 
 /** A dispatch's answer: the envelope of `result`, its HTTP status, and its media's data beside it. */
 export function dispatched (tool: string, callId: string, result: StepResult, durationMs: number): Dispatched {
   const outcome = buildOutcome(tool, callId, result, durationMs)
-  const httpStatus = result.status === 'ok' ? 200 : FAILURES[result.status].statusCode
+  const httpStatus = result.status === 'ok' ? 200 : result.pendingApproval === undefined ? FAILURES[result.status].statusCode : ApprovalPendingError.statusCode
   return result.media === undefined ? { outcome, httpStatus } : { outcome, httpStatus, inlineMedia: result.media }
 }
 

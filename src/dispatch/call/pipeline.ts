@@ -4,6 +4,7 @@
 import type { Logger } from 'pino'
 import type { CallerIdentity, InputRequests, InputResponses, ToolEntry, ToolProgress } from '../../registry/types.ts'
 import type { TraceHeaders, TraceParent } from '../../tracing/tracer.ts'
+import type { Approve } from './approval.ts'
 import type { DispatchConfig } from './dispatch-config.ts'
 import type { StepResult } from './outcome.ts'
 
@@ -38,6 +39,11 @@ export interface DispatchRequest {
    * caller cannot be asked, and ctx.ask rejects naming what the tool asked.
    */
   ask?: (requests: InputRequests, signal: AbortSignal) => Promise<InputResponses>
+  /**
+   * How a call of a tool that needs a person's approval (trust.approval) gets it: holds the call
+   * until it is decided, or refuses it naming the approval. None: such calls are refused.
+   */
+  approve?: Approve
 }
 
 /** Mutable state of one call as it moves through the steps. */
