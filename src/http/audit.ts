@@ -4,7 +4,7 @@
 // argument names, credential shapes, the secret environment variables' values.
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { AuditCommon, CallAuditEvent, CallVia } from '../audit/event.ts'
+import type { AuditCommon, AuthRefusedAuditEvent, CallAuditEvent, CallVia } from '../audit/event.ts'
 import type { ArgumentsRedactor } from '../audit/line.ts'
 import { AuditTrail, NO_AUDIT, type Audit } from '../audit/trail.ts'
 import type { GatewayConfig } from '../config/schema.ts'
@@ -83,11 +83,41 @@ export function createAudit (config: GatewayConfig, env: NodeJS.ProcessEnv, onWr
   })
 }
 
+/** Why authentication refused a request, by the code of the error auth.ts answered; others are no refusal. */
+const REFUSALS: ReadonlyMap<string, string> = new Map([
+  ['GW_ERR_UNAUTHORIZED', 'unauthorized'],
+  ['GW_ERR_INSUFFICIENT_SCOPE', 'insufficient_scope'],
+  ['GW_ERR_OPERATOR_REQUIRED', 'operator_required'],
+  ['GW_ERR_IDENTITY_PROVIDER_UNAVAILABLE', 'identity_provider_unavailable'],
+  // Too many failed authentications from the address (a per-key rate limit has a principal).
+  ['GW_ERR_RATE_LIMITED', 'too_many_failures']
+])
+
+/** The event of a request authentication refused; undefined for any other error. */
+export function refusalEvent (request: FastifyRequest, error: { code?: string, statusCode?: number }): AuthRefusedAuditEvent | undefined {
+  // A request that got a principal was authenticated: what failed after is no refusal of its credential.
+  if (request.principal !== undefined) return undefined
+  const reason = error.code === undefined ? undefined : REFUSALS.get(error.code)
+  if (reason === undefined) return undefined
+  const { requestId, traceId } = auditContext(request)
+  const path = request.url.split('?', 1)[0]
+  const credential = request.headers.authorization === undefined ? 'none' : 'presented'
+  return { type: 'auth_refused', reason, status: error.statusCode ?? 401, ip: request.ip, method: request.method, path, requestId, traceId, detail: { credential } }
+}
+
 export default fp<{ config: GatewayConfig, env?: NodeJS.ProcessEnv }>(async function audit (app, options) {
   const trail = createAudit(options.config, options.env ?? process.env, (err) => {
     app.log.error({ err }, 'the audit file could not be written; lines are kept in memory only until it can')
   })
   app.decorate('audit', trail)
+  if (trail.enabled) {
+    // Refusals are read from the error answered, so that auth.ts stays one concern; an error is rare.
+    app.addHook('onError', (request, _reply, error, done) => {
+      const event = refusalEvent(request, error as { code?: string, statusCode?: number })
+      if (event !== undefined) trail.record(event)
+      done()
+    })
+  }
   // Last lines of a shutdown (the calls drained before it) reach the file.
   app.addHook('onClose', async () => { await trail.flush() })
 }, { name: 'audit' })

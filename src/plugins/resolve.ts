@@ -173,7 +173,7 @@ function resolveShipped (spec: string): ResolvedPlugin {
 /**
  * Resolves one plugin module string: `tool-gateway/plugins/<name>` as a shipped sample; absolute
  * paths and file: URLs as they are; `./` and `../` against `baseDir`; a string naming an existing
- * file under `baseDir` (`plugins/audit-log.ts`) as that file; anything else as a package installed
+ * file under `baseDir` (`plugins/policy.ts`) as that file; anything else as a package installed
  * beside `baseDir`. Throws an Error that says what
  * was looked for and where.
  */
