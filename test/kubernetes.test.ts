@@ -185,8 +185,8 @@ test('every path the gateway writes is on an emptyDir, and the workspace cap is 
   const deployment = find(base(), 'Deployment', 'tool-gateway')
   const gateway = containerOf(deployment, 'gateway')
   const { config, env } = await podConfig(t, base(), OPERATOR_SECRET)
-  // The file tools' workspace, and os.tmpdir() (the discovery cache).
-  const writes = [config.workspaceRoot, env.TMPDIR ?? '/tmp']
+  // The file tools' workspace, the state folder (pins), and os.tmpdir() (the discovery cache).
+  const writes = [config.workspaceRoot, config.stateDir, env.TMPDIR ?? '/tmp']
   for (const path of writes) {
     const volume = volumeAt(templateOf(deployment).spec, gateway, path)
     assert.ok(volume?.emptyDir !== undefined, `${path} is not on an emptyDir (${JSON.stringify(volume)})`)
