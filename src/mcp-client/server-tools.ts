@@ -243,6 +243,7 @@ export class McpServerTools {
       for (const raw of collision.raw) report.skipped.push({ tool: raw, reason })
     }
     const seen = new Set<string>()
+    this.#trust?.listing(this.server)
     const normalizedNow = new Map<string, SchemaNormalization>()
     for (const tool of kept) {
       const name = names.get(tool.name)
@@ -258,7 +259,7 @@ export class McpServerTools {
       }
       const raw = tool.name
       const description = describeTool(this.server, listed)
-      const annotations = annotationsFromMcp(tool.annotations)
+      const annotations = annotationsFromMcp(listed.annotations)
       const held = judged?.trust.held === true ? judged.trust.reason : undefined
       desired.set(name, {
         name,

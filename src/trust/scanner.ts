@@ -54,11 +54,14 @@ function cleanSchema (value: unknown, walk: Walk, depth = 0): unknown {
 }
 
 /** The findings of one tool and its cleaned copy; a tool without findings comes back as it was. */
-export function scanTool<T extends { description?: unknown, title?: unknown, inputSchema?: unknown }> (tool: T, maxDescriptionChars: number): ScanResult<T> {
+export function scanTool<T extends { description?: unknown, title?: unknown, inputSchema?: unknown, annotations?: unknown }> (tool: T, maxDescriptionChars: number): ScanResult<T> {
   const walk: Walk = { hidden: new Set(), instructions: new Set(), count: 0 }
   const cleaned = { ...tool }
   if (typeof tool.description === 'string') cleaned.description = cleanText(tool.description, walk)
   if (typeof tool.title === 'string') cleaned.title = cleanText(tool.title, walk)
+  // The annotations' title stands in for a missing title (describe-tool.ts).
+  const annotations = tool.annotations as { title?: unknown } | undefined
+  if (typeof annotations?.title === 'string') cleaned.annotations = { ...annotations, title: cleanText(annotations.title, walk) }
   cleaned.inputSchema = cleanSchema(tool.inputSchema, walk)
   const findings: string[] = []
   if (walk.count > 0) findings.push(`${walk.count} invisible or bidi characters (${[...walk.hidden].slice(0, 8).join(', ')}), removed from what the model sees`)

@@ -48,6 +48,8 @@ export class TrustBook extends EventEmitter {
   /** Registry name → the last judgement of that tool. */
   readonly #known = new Map<string, Known>()
   #storeError: string | undefined
+  /** Server → whether it had pins when its current list began to be judged (listing). */
+  readonly #serverKnown = new Map<string, boolean>()
   #version: string | null = null
   #timer: NodeJS.Timeout | undefined
 
@@ -81,6 +83,15 @@ export class TrustBook extends EventEmitter {
   /** The trust of a tool by its registry name; undefined for a tool that is not an upstream one. */
   status (name: string): ToolTrust | undefined {
     return this.#known.get(name)?.trust
+  }
+
+  /**
+   * A server's list is about to be judged: whether it had pins before it is noted now, so that
+   * trust.holdNewTools holds a tool added to a known server, never the tools of a new server's first list.
+   */
+  listing (server: string): void {
+    const prefix = JSON.stringify([server]).slice(0, -1) + ','
+    this.#serverKnown.set(server, [...this.#pins.keys()].some((key) => key.startsWith(prefix)))
   }
 
   /** Judges one listed tool: its cleaned copy and whether it is held. Pins a first-seen definition. */
@@ -130,8 +141,7 @@ export class TrustBook extends EventEmitter {
   #judgePin (server: string, key: string, definition: PinnedDefinition, trust: ToolTrust, settings: TrustSettings): void {
     const pin = this.#pins.get(key)
     if (pin === undefined) {
-      const serverKnown = [...this.#pins.keys()].some((other) => other.startsWith(JSON.stringify([server]).slice(0, -1) + ','))
-      if (settings.holdNewTools && serverKnown) this.#hold(trust, 'it is a new tool of a server whose tools are pinned (trust.holdNewTools)')
+      if (settings.holdNewTools && this.#serverKnown.get(server) === true) this.#hold(trust, 'it is a new tool of a server whose tools are pinned (trust.holdNewTools)')
       else this.#pinFirst(key, { digest: trust.digest, definition, approved: false, at: new Date().toISOString() }, trust)
       return
     }

@@ -52,7 +52,8 @@ export async function getJson (gateway: TrustGateway, path: string, key = OPERAT
 
 /** The tool's entry of GET /tools. */
 export async function toolStatus (gateway: TrustGateway, name: string): Promise<any> {
-  return (await getJson(gateway, '/tools')).tools.find((tool: { name: string }) => tool.name === name)
+  // undefined while /tools does not answer its list (a 503 under load): the callers poll.
+  return (await getJson(gateway, '/tools')).tools?.find((tool: { name: string }) => tool.name === name)
 }
 
 /** The chat-format entries of GET /definitions, by name. */

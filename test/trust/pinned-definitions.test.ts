@@ -87,3 +87,17 @@ test('a pin store that cannot be written keeps the tools held, says so in /tools
   assert.equal(refused.status, 503)
   assert.equal(refused.body.code, 'GW_ERR_PIN_STORE_UNAVAILABLE')
 })
+
+test('trust.holdNewTools: a new server\'s first tools are served, a tool it adds later is held until approved', async (t) => {
+  const upstream = new ModernMcpHttpServer({ lookup, other: { description: 'Another tool.', run: () => ({ content: [{ type: 'text', text: 'other' }] }) } })
+  await upstream.start()
+  t.after(() => upstream.close())
+  const gateway = await trustGateway(t, upstream.url, { TRUST_HOLD_NEW_TOOLS: 'true' })
+  await eventually(async () => (await toolStatus(gateway, NAME))?.available === true && (await toolStatus(gateway, 'mcp__up__other'))?.available === true, 'both first tools served')
+  upstream.addTool('late', { description: 'Added after the server was trusted.', run: () => ({ content: [{ type: 'text', text: 'late' }] }) })
+  await eventually(async () => (await toolStatus(gateway, 'mcp__up__late'))?.trust?.held === true, 'the new tool held')
+  assert.match((await toolStatus(gateway, 'mcp__up__late')).reason, /a new tool of a server whose tools are pinned/)
+  assert.equal((await definitions(gateway)).has('mcp__up__late'), false)
+  assert.equal((await approve(gateway, 'mcp__up__late')).status, 200)
+  await eventually(async () => (await toolStatus(gateway, 'mcp__up__late'))?.available === true, 'served once approved')
+})
