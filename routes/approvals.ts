@@ -72,18 +72,18 @@ const approvalsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { store } = app.approvals
 
   app.get('/admin/approvals', LIST, async (request) => {
-    return { approvals: store.pending() }
+    return { approvals: await store.pending() }
   })
 
   app.get('/admin/approvals/:id', ONE, async (request) => {
-    const view = store.get(request.params.id)
+    const view = await store.get(request.params.id)
     if (view === undefined) throw new ApprovalNotFoundError(request.params.id)
     return view
   })
 
   app.post('/admin/approvals/:id', DECIDE, async (request) => {
     const by = deciderOf(request)
-    return store.decide(request.params.id, request.body.decision, request.body.reason, by)
+    return await store.decide(request.params.id, request.body.decision, request.body.reason, by)
   })
 }
 

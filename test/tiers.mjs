@@ -29,6 +29,7 @@ export const SYSTEM_TESTS = [
   'test/shared-state/redis.test.ts', // redis-server
   'test/calls/redis-calls.test.ts', // redis-server: two books of detached calls sharing it
   'test/trust/redis-pins.test.ts', // redis-server: two replicas sharing their pins
+  'test/approvals/redis.test.ts', // redis-server: two replicas sharing pending approvals
   'test/tools/terminal/sandbox.test.ts', // bubblewrap
   'test/tools/terminal/command-user.test.ts', // bubblewrap, commands as another user
   'test/tools/terminal/quota.test.ts', // bubblewrap

@@ -4,9 +4,13 @@
 // arguments or ends with the reason. A call whose caller cannot wait (a batch, an MCP client that
 // cannot open a URL) leaves its approval pending and is refused naming it; once approved, the same
 // call (same digest: tool, arguments, caller) sent again runs, once. Unanswered approvals expire.
-// Kept in this process's memory: with replicas, decide on the replica that lists the approval.
+// The records are in memory, or in Redis shared by the replicas (approval-records.ts): any replica
+// lists and decides, and the replica holding a call reads its approval every POLL_MS until decided.
 import { randomUUID } from 'node:crypto'
 import { ApprovalClosedError, ApprovalNotFoundError } from '../shared/errors.ts'
+import type { ApprovalRecords, ApprovalView } from './approval-records.ts'
+
+export type { ApprovalStatus, ApprovalView } from './approval-records.ts'
 
 /** A call handed over by the approval gate (src/dispatch/steps/approval-gate.ts): its validated arguments and their digest. */
 export interface ApprovalRequest {
@@ -21,123 +25,113 @@ export type ApprovalVerdict =
   | { readonly approved: true, readonly args: Record<string, unknown>, readonly digest: string }
   | { readonly approved: false, readonly reason: string, readonly approvalId?: string, readonly pending?: boolean }
 
-export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'used'
-
-export interface ApprovalView {
-  approvalId: string
-  status: ApprovalStatus
-  /** Whose call it is (the API key's name, `user:<sub>`, `anonymous`). */
-  caller: string
-  tool: string
-  /** The exact arguments the call runs with, once approved. */
-  arguments: Record<string, unknown>
-  digest: string
-  callId: string
-  createdAt: string
-  expiresAt: string
-  decidedAt?: string
-  decidedBy?: string
-  reason?: string
-}
-
 export type Decision = 'approve' | 'deny'
+type Closed = 'approved' | 'denied' | 'expired'
+
+/** How often a replica holding a call reads its approval in the shared records (a decision made on another replica). */
+const POLL_MS = 250
 
 export interface ApprovalsOptions {
+  records: ApprovalRecords
+  /** Whether the records are shared with other replicas (then decisions are also polled for). */
+  shared?: boolean
   /** How long an approval waits for its decision (trust.approvalTimeoutMs), read per approval. */
   timeoutMs: () => number
   /** How long a decided or expired approval is remembered (its second decision is a 409, not a 404). */
   keepMs: number
   /** Told of every approval asked for and every decision (the audit trail). */
-  onEvent?: (event: 'requested' | 'approved' | 'denied' | 'expired', view: ApprovalView) => void
+  onEvent?: (event: 'requested' | Closed, view: ApprovalView) => void
   now?: () => number
 }
 
-interface Held {
-  view: ApprovalView
-  decided: PromiseWithResolvers<void>
-  timer?: ReturnType<typeof setTimeout>
+/** A call waiting here for its approval. */
+interface Waiting {
+  readonly decided: PromiseWithResolvers<ApprovalView>
 }
 
 export class Approvals {
-  readonly #held = new Map<string, Held>()
   readonly #options: ApprovalsOptions
+  readonly #records: ApprovalRecords
   readonly #now: () => number
+  readonly #waiting = new Map<string, Waiting>()
+  readonly #timers = new Set<ReturnType<typeof setTimeout>>()
+  #poller: ReturnType<typeof setInterval> | undefined
 
   constructor (options: ApprovalsOptions) {
     this.#options = options
+    this.#records = options.records
     this.#now = options.now ?? Date.now
   }
 
   /** The pending approvals, oldest first. */
-  pending (): ApprovalView[] {
-    this.#forget()
-    return [...this.#held.values()].filter((held) => held.view.status === 'pending').map((held) => ({ ...held.view }))
+  async pending (): Promise<ApprovalView[]> {
+    return await this.#records.pending()
   }
 
-  get (approvalId: string): ApprovalView | undefined {
-    const held = this.#held.get(approvalId)
-    return held === undefined ? undefined : { ...held.view }
+  async get (approvalId: string): Promise<ApprovalView | undefined> {
+    return await this.#records.read(approvalId)
   }
 
   /** Holds the call until it is decided or its approval expires (or `signal` fires: the approval is withdrawn). */
   async wait (caller: string, request: ApprovalRequest, signal: AbortSignal | undefined, onPending?: (approvalId: string) => void): Promise<ApprovalVerdict> {
-    const held = this.#open(caller, request)
-    onPending?.(held.view.approvalId)
-    return await this.#waitFor(held, signal)
+    const view = await this.#open(caller, request)
+    onPending?.(view.approvalId)
+    return await this.waitOn(view.approvalId, signal)
   }
 
-  /** Holds the call until its approval, opened by check(), is decided or expires. */
+  /** Holds the call until its approval (opened by check()) is decided or expires. */
   async waitOn (approvalId: string, signal: AbortSignal | undefined): Promise<ApprovalVerdict> {
-    const held = this.#held.get(approvalId)
-    if (held === undefined) return { approved: false, approvalId, reason: `approval ${approvalId} is no longer known` }
-    return await this.#waitFor(held, signal)
-  }
-
-  async #waitFor (held: Held, signal: AbortSignal | undefined): Promise<ApprovalVerdict> {
-    const withdraw = (): void => { if (held.view.status === 'pending') this.#close(held, 'expired', 'the call was cancelled while it waited for approval') }
+    const waiting: Waiting = { decided: Promise.withResolvers() }
+    this.#waiting.set(approvalId, waiting)
+    const withdraw = (): void => { this.#close(approvalId, 'expired', 'the call was cancelled while it waited for approval').catch(() => {}) }
     signal?.addEventListener('abort', withdraw, { once: true })
+    this.#poll()
     try {
-      await held.decided.promise
+      const now = await this.#records.read(approvalId)
+      if (now === undefined) return { approved: false, approvalId, reason: `approval ${approvalId} is no longer known` }
+      if (now.status !== 'pending') waiting.decided.resolve(now)
+      return await this.#verdict(await waiting.decided.promise)
     } finally {
       signal?.removeEventListener('abort', withdraw)
+      this.#waiting.delete(approvalId)
     }
-    return this.#verdict(held, true)
   }
 
   /**
    * For a caller that cannot wait: an approved approval of this very call runs it (once); else its
    * pending approval (opened now, or the one already waiting for the same digest) is named.
    */
-  check (caller: string, request: ApprovalRequest): ApprovalVerdict {
-    for (const held of this.#held.values()) {
-      if (held.view.caller === caller && held.view.digest === request.digest && held.view.status === 'approved') return this.#verdict(held, true)
+  async check (caller: string, request: ApprovalRequest): Promise<ApprovalVerdict> {
+    const latest = await this.#records.byDigest(caller, request.digest)
+    if (latest?.status === 'approved') {
+      const verdict = await this.#verdict(latest)
+      if (verdict.approved) return verdict
     }
-    const existing = [...this.#held.values()].find((held) => held.view.caller === caller && held.view.digest === request.digest && held.view.status === 'pending')
-    const held = existing ?? this.#open(caller, request)
-    const { approvalId } = held.view
+    const view = latest?.status === 'pending' && Date.parse(latest.expiresAt) > this.#now() ? latest : await this.#open(caller, request)
+    const { approvalId } = view
     return { approved: false, pending: true, approvalId, reason: `this call of ${request.tool} waits for a person's approval (approval ${approvalId}, asked at POST /admin/approvals/${approvalId}); send the same call again, with the same arguments, once it is approved` }
   }
 
   /** Approves or denies a pending approval; throws ApprovalNotFoundError or ApprovalClosedError (decided, expired) naming why. */
-  decide (approvalId: string, decision: Decision, reason: string | undefined, by: string): ApprovalView {
-    this.#forget()
-    const held = this.#held.get(approvalId)
-    if (held === undefined) throw new ApprovalNotFoundError(approvalId)
-    const { status } = held.view
-    if (status === 'expired') throw new ApprovalClosedError(`approval ${approvalId} expired at ${held.view.decidedAt ?? held.view.expiresAt}: nobody decided it in time, and its call ended refused`)
-    if (status !== 'pending') throw new ApprovalClosedError(`approval ${approvalId} was ${status === 'used' ? 'approved (and its call has run)' : status} already, by ${held.view.decidedBy ?? 'someone'} at ${held.view.decidedAt ?? '?'}`)
-    held.view.decidedBy = by
-    this.#close(held, decision === 'approve' ? 'approved' : 'denied', reason)
-    return { ...held.view }
+  async decide (approvalId: string, decision: Decision, reason: string | undefined, by: string): Promise<ApprovalView> {
+    const view = await this.#records.read(approvalId)
+    if (view === undefined) throw new ApprovalNotFoundError(approvalId)
+    // Past its time on a replica whose timer has not run (or has gone): it expired all the same.
+    if (view.status === 'pending' && Date.parse(view.expiresAt) <= this.#now()) await this.#close(approvalId, 'expired', `nobody decided it by ${view.expiresAt} (trust.approvalTimeoutMs)`)
+    const closed = await this.#close(approvalId, decision === 'approve' ? 'approved' : 'denied', reason, by)
+    if (closed.ok) return closed.view
+    const now = closed.view
+    if (now.status === 'expired') throw new ApprovalClosedError(`approval ${approvalId} expired at ${now.decidedAt ?? now.expiresAt}: nobody decided it in time, and its call ended refused`)
+    throw new ApprovalClosedError(`approval ${approvalId} was ${now.status === 'used' ? 'approved (and its call has run)' : now.status} already, by ${now.decidedBy ?? 'someone'} at ${now.decidedAt ?? '?'}`)
   }
 
   /** Stops every timer (the gateway closes). */
   close (): void {
-    for (const held of this.#held.values()) clearTimeout(held.timer)
+    for (const timer of this.#timers) clearTimeout(timer)
+    clearInterval(this.#poller)
   }
 
-  #open (caller: string, request: ApprovalRequest): Held {
-    this.#forget()
+  async #open (caller: string, request: ApprovalRequest): Promise<ApprovalView> {
     const now = this.#now()
     const timeoutMs = this.#options.timeoutMs()
     const view: ApprovalView = {
@@ -152,29 +146,38 @@ export class Approvals {
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + timeoutMs).toISOString()
     }
-    const held: Held = { view, decided: Promise.withResolvers() }
-    held.timer = setTimeout(() => { if (held.view.status === 'pending') this.#close(held, 'expired', `nobody approved it within ${timeoutMs} ms (trust.approvalTimeoutMs)`) }, timeoutMs)
-    held.timer.unref()
-    this.#held.set(view.approvalId, held)
+    await this.#records.create(view, timeoutMs + this.#options.keepMs)
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer)
+      this.#close(view.approvalId, 'expired', `nobody approved it within ${timeoutMs} ms (trust.approvalTimeoutMs)`).catch(() => {})
+    }, timeoutMs)
+    timer.unref()
+    this.#timers.add(timer)
     this.#options.onEvent?.('requested', { ...view })
-    return held
+    return view
   }
 
-  #close (held: Held, status: 'approved' | 'denied' | 'expired', reason: string | undefined): void {
-    clearTimeout(held.timer)
-    held.view.status = status
-    held.view.decidedAt = new Date(this.#now()).toISOString()
-    if (reason !== undefined && reason !== '') held.view.reason = reason
-    this.#options.onEvent?.(status, { ...held.view })
-    held.decided.resolve()
+  /** Closes a pending approval (compare-and-set); the record as it then is. */
+  async #close (approvalId: string, status: Closed, reason: string | undefined, by?: string): Promise<{ ok: boolean, view: ApprovalView }> {
+    const current = await this.#records.read(approvalId)
+    if (current === undefined) throw new ApprovalNotFoundError(approvalId)
+    if (current.status !== 'pending') return { ok: false, view: current }
+    const next: ApprovalView = { ...current, status, decidedAt: new Date(this.#now()).toISOString() }
+    if (by !== undefined) next.decidedBy = by
+    if (reason !== undefined && reason !== '') next.reason = reason
+    const moved = await this.#records.transition(approvalId, 'pending', next, this.#options.keepMs)
+    if (!moved.ok) return { ok: false, view: moved.view ?? current }
+    this.#options.onEvent?.(status, { ...next })
+    this.#waiting.get(approvalId)?.decided.resolve(next)
+    return { ok: true, view: next }
   }
 
-  /** The verdict of a closed approval; an approved one is used up by the call it lets run. */
-  #verdict (held: Held, consume: boolean): ApprovalVerdict {
-    const { view } = held
+  /** The verdict of a closed approval; an approved one is used up by the one call it lets run. */
+  async #verdict (view: ApprovalView): Promise<ApprovalVerdict> {
     if (view.status === 'approved') {
-      if (consume) view.status = 'used'
-      return { approved: true, args: structuredClone(view.arguments), digest: view.digest }
+      const used = await this.#records.transition(view.approvalId, 'approved', { ...view, status: 'used' }, this.#options.keepMs)
+      if (used.ok) return { approved: true, args: structuredClone(view.arguments), digest: view.digest }
+      return { approved: false, approvalId: view.approvalId, reason: `approval ${view.approvalId} was used already by another call` }
     }
     const why = view.status === 'denied'
       ? `a person denied this call of ${view.tool}${view.reason === undefined ? '' : `: ${view.reason}`}`
@@ -182,11 +185,19 @@ export class Approvals {
     return { approved: false, approvalId: view.approvalId, reason: why }
   }
 
-  /** Forgets approvals closed more than keepMs ago. */
-  #forget (): void {
-    const before = this.#now() - this.#options.keepMs
-    for (const [id, held] of this.#held) {
-      if (held.view.decidedAt !== undefined && held.view.status !== 'approved' && Date.parse(held.view.decidedAt) < before) this.#held.delete(id)
-    }
+  /** With shared records: reads the approvals calls wait on here, for decisions made on other replicas. */
+  #poll (): void {
+    if (this.#options.shared !== true || this.#poller !== undefined) return
+    this.#poller = setInterval(() => {
+      if (this.#waiting.size === 0) {
+        clearInterval(this.#poller)
+        this.#poller = undefined
+        return
+      }
+      for (const [approvalId, waiting] of this.#waiting) {
+        this.#records.read(approvalId).then((view) => { if (view !== undefined && view.status !== 'pending') waiting.decided.resolve(view) }, () => {})
+      }
+    }, POLL_MS)
+    this.#poller.unref()
   }
 }

@@ -5,6 +5,7 @@
 // GET /calls/:id; any other caller (a batch, /mcp) is refused naming the approval, and the same
 // call sent again once it is approved runs.
 import fp from 'fastify-plugin'
+import { MemoryApprovalRecords } from '../calls/approval-records.ts'
 import { Approvals } from '../calls/approvals.ts'
 import type { HeldCall } from '../calls/call-record.ts'
 import { needsApproval, type ApprovalSettings, type Approve } from '../dispatch/call/approval.ts'
@@ -28,11 +29,17 @@ export interface ApprovalDesk {
 /** Decided and expired approvals are remembered this long, so that deciding one again says why it cannot be. */
 const KEEP_MS = 3_600_000
 
+// Not `export default fp(...)`: TypeScript 6.0 leaves the `.ts` of a dynamic import inside an
+// `export default` expression as it is, and the compiled build could not load the module.
 const approvalsPlugin = fp(async function approvals (app) {
   const { gateway } = app
   const settings = (): ApprovalSettings & { approvalTimeoutMs?: number } => (gateway.config as { trust?: ApprovalSettings & { approvalTimeoutMs?: number } }).trust ?? {}
   const log = app.log.child({ component: 'approvals' })
+  // With Redis the replicas share the approvals: any one lists and decides them.
+  const shared = app.redis === undefined ? undefined : new (await import('../calls/redis-approval-records.ts')).RedisApprovalRecords(app.redis)
   const store = new Approvals({
+    records: shared ?? new MemoryApprovalRecords(),
+    shared: shared !== undefined,
     timeoutMs: () => settings().approvalTimeoutMs ?? 600_000,
     keepMs: KEEP_MS,
     // Who asked for what, and who decided: the audit trail's record of every held call.
@@ -54,9 +61,9 @@ const approvalsPlugin = fp(async function approvals (app) {
       await held.holdForApproval(undefined).catch(() => {})
     }
   }
-  const refusing = (caller: string): Approve => async (request) => store.check(caller, request)
+  const refusing = (caller: string): Approve => async (request) => await store.check(caller, request)
   app.decorate('approvals', { store, gated, waiting, refusing })
   app.addHook('onClose', async () => { store.close() })
-}, { name: 'approvals', dependencies: ['audit'] })
+}, { name: 'approvals', dependencies: ['audit', 'shared-state'] })
 
 export default approvalsPlugin

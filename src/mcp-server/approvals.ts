@@ -27,7 +27,7 @@ export function approveOverMcp (app: FastifyInstance, caller: string, ask: Asker
   return async (request, signal) => {
     // Over --stdio the gateway serves no HTTP: nobody could reach the approval to decide it.
     if (!app.server.listening) return { approved: false, reason: `tool ${request.tool} runs only once a person approves the call (trust.approval), which needs the gateway served over HTTP (GET /admin/approvals); over --stdio it is refused` }
-    const checked = store.check(caller, request)
+    const checked = await store.check(caller, request)
     if (checked.approved || checked.approvalId === undefined) return checked
     const url = approvalUrl(app, checked.approvalId)
     const message = `The call of ${request.tool} waits for a person's approval (approval ${checked.approvalId}); it runs once an operator approves it at ${url}.`

@@ -19,7 +19,7 @@ export const as = (name: keyof typeof KEYS): Record<string, string> => ({ author
 type Context = Parameters<typeof buildTestApp>[0]
 
 /** The app, and the arguments each run of `wipe` got. */
-export async function approvalGateway (t: Context, timeoutMs = 60_000) {
+export async function approvalGateway (t: Context, timeoutMs = 60_000, env: Record<string, string> = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'approvals-'))
   t.after(() => rm(dir, { recursive: true, force: true }))
   const file = join(dir, 'gateway.yaml')
@@ -35,7 +35,7 @@ export async function approvalGateway (t: Context, timeoutMs = 60_000) {
     `  approvalTimeoutMs: ${timeoutMs}`,
     ''
   ].join('\n'))
-  const built = await buildTestApp(t, { GATEWAY_CONFIG: file, AUTH_FAILURE_MAX: '1000' })
+  const built = await buildTestApp(t, { GATEWAY_CONFIG: file, AUTH_FAILURE_MAX: '1000', ...env })
   const ran: unknown[] = []
   const { registry } = built.app.gateway
   registry.register(fixtureTool('wipe', {
