@@ -94,7 +94,8 @@ export const ToolDetail = Type.Object({
   available: Type.Boolean({ description: 'Whether its availability check passes now.' }),
   reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it is unavailable; null when none.' }),
   origin: Origin,
-  annotations: Annotations
+  annotations: Annotations,
+  trust: Type.Optional(ToolTrustReport)
 }, { description: 'One tool in full.' })
 
 function originOf (origin: ToolOrigin): Static<typeof Origin> {
@@ -148,6 +149,7 @@ export async function toolDetail (gateway: Gateway, scope: KeyScope, name: strin
   const verdict = await gateway.availability.tool(entry)
   const override = gateway.config.tools[name]
   const maxChars = override?.maxResultSizeChars ?? entry.maxResultSizeChars
+  const trust = gateway.trust.status(name)
   return {
     name: entry.name,
     toolset: entry.toolset,
@@ -162,6 +164,7 @@ export async function toolDetail (gateway: Gateway, scope: KeyScope, name: strin
     available: verdict.available,
     reason: verdict.reason ?? null,
     origin: originOf(entry.origin),
-    annotations: { ...entry.annotations }
+    annotations: { ...entry.annotations },
+    ...(trust === undefined ? {} : { trust })
   }
 }
