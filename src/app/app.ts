@@ -79,7 +79,12 @@ function setUpReload (app: FastifyInstance, config: GatewayConfig, options: Buil
     env,
     logger
   })
-  app.decorate('reload', () => reloader.reload())
+  // A reload (SIGHUP, the file watch) changes who may call what: an admin action of the audit trail.
+  app.decorate('reload', async () => {
+    const report = await reloader.reload()
+    app.audit.record({ type: 'admin', action: 'reload', status: report.ok ? 'ok' : 'failed', detail: report.ok ? { generation: report.generation.after } : { error: report.error } })
+    return report
+  })
   const file = options.reload?.file ?? (env.GATEWAY_CONFIG ? resolve(env.GATEWAY_CONFIG) : undefined)
   if (!config.reload.watchConfig) return
   if (file === undefined) {

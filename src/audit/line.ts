@@ -18,8 +18,8 @@ export interface AuditLine {
   readonly text: string
 }
 
-/** The JSON line of `event` (without its newline); `redact` given: the call's arguments too. */
-export function auditLine (event: AuditEvent, seq: number, time: number, redact: ArgumentsRedactor | undefined): AuditLine {
+/** The JSON line of `event` (without its newline) recorded at `time` (`iso`: the same, as ISO text); `redact` given: the call's arguments too. */
+export function auditLine (event: AuditEvent, seq: number, time: number, iso: string, redact: ArgumentsRedactor | undefined): AuditLine {
   let body: Record<string, unknown> = event as unknown as Record<string, unknown>
   if (event.type === 'call') {
     const { args, ...rest } = event
@@ -27,6 +27,6 @@ export function auditLine (event: AuditEvent, seq: number, time: number, redact:
     if (redact !== undefined) body.args = redact(args)
   }
   // time and seq first, so a reader (and a human) finds them at the start of each line.
-  const text = JSON.stringify({ time: new Date(time).toISOString(), seq, ...body })
+  const text = JSON.stringify({ time: iso, seq, ...body })
   return { seq, time, text }
 }

@@ -105,7 +105,9 @@ function callOf (caller: Caller, name: string, args: unknown, extras: CallExtras
 function viaOf (request: FastifyRequest): CallVia {
   const { prefer } = request.headers
   if (prefer !== undefined && /respond-async/i.test(String(prefer))) return 'async'
-  return request.routeOptions.url === '/dispatch' ? 'batch' : 'rest'
+  // The URL, not request.routeOptions, which builds a new object on every read.
+  const { url } = request
+  return url === '/dispatch' || url.startsWith('/dispatch?') ? 'batch' : 'rest'
 }
 
 export default fp(async function calls (app) {
@@ -152,7 +154,7 @@ export default fp(async function calls (app) {
       logger: request.log as unknown as Logger,
       // Read only when tracing: an untraced request has no such property at all.
       trace: tracer === undefined ? undefined : request.traceSpan?.context
-    }, viaOf(request), audit.enabled ? auditContext(request) : {})
+    }, audit.enabled ? viaOf(request) : 'rest', audit.enabled ? auditContext(request) : {})
   }
 
   const cancellationOf = (request: FastifyRequest): Cancellation => cancellations.of(request.raw.socket)

@@ -176,3 +176,12 @@ test('GET /admin/audit: a full key pages through the lines by time and by cursor
   assert.equal(bad.statusCode, 400)
   assert.match(bad.body, /ISO 8601/)
 })
+
+test('a reload is an admin action of the trail', async (t) => {
+  const audited = await auditedGateway(t)
+  assert.equal((await audited.app.reload()).ok, true)
+  const [line] = (await linesOf(audited)).filter((entry) => entry.type === 'admin')
+  assert.equal(line.action, 'reload')
+  assert.equal(line.status, 'ok')
+  assert.equal(typeof (line.detail as { generation: number }).generation, 'number')
+})

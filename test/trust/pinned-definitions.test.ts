@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ModernMcpHttpServer } from '../mcp-client/helpers/modern-http-server.ts'
 import { TestMcpHttpServer, type TestTool } from '../mcp-client/helpers/http-server.ts'
-import { approve, definitions, eventually, getJson, LIMITED, mcpTools, toolStatus, trustGateway } from './helpers.ts'
+import { approve, definitions, eventually, getJson, LIMITED, mcpTools, OPERATOR, toolStatus, trustGateway } from './helpers.ts'
 
 const NAME = 'mcp__up__lookup'
 const lookup: TestTool = { description: 'Looks a word up.', run: () => ({ content: [{ type: 'text', text: 'found' }] }) }
@@ -33,6 +33,9 @@ for (const era of ['2026-07-28', 'legacy'] as const) {
     assert.deepEqual(held.trust.changes, [{ field: 'description', old: 'Looks a word up.', new: CHANGED }])
     assert.deepEqual((await getJson(gateway, `/tools/${NAME}`)).trust, held.trust, 'GET /tools/:name shows the same')
     assert.equal((await definitions(gateway)).has(NAME), false, 'left out of /definitions')
+    const call = await gateway.app.inject({ method: 'POST', url: `/dispatch/${NAME}`, headers: { authorization: `Bearer ${OPERATOR}` }, payload: {} })
+    assert.equal(call.statusCode, 503, 'a call to it is refused as unavailable')
+    assert.match(call.json().content, /held until an operator approves it/)
     assert.deepEqual((await mcpTools(t, gateway, era)).map((tool) => tool.name), [], 'left out of /mcp tools/list')
 
     const limited = await approve(gateway, NAME, LIMITED)
