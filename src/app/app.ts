@@ -79,11 +79,20 @@ function setUpReload (app: FastifyInstance, config: GatewayConfig, options: Buil
     env,
     logger
   })
-  // A reload (SIGHUP, the file watch) changes who may call what: an admin action of the audit trail.
-  app.decorate('reload', async () => {
-    const report = await reloader.reload()
-    app.audit.record({ type: 'admin', action: 'reload', status: report.ok ? 'ok' : 'failed', detail: report.ok ? { generation: report.generation.after } : { error: report.error } })
-    return report
+  // A reload (SIGHUP, the file watch) changes who may call what: an admin action of the audit trail,
+  // recorded once per pass. Callers that share a pass share its promise, as the reloader answers.
+  let pass: Promise<ReloadReport> | undefined
+  let recorded: Promise<ReloadReport> | undefined
+  app.decorate('reload', () => {
+    const next = reloader.reload()
+    if (next !== pass || recorded === undefined) {
+      pass = next
+      recorded = next.then((report) => {
+        app.audit.record({ type: 'admin', action: 'reload', status: report.ok ? 'ok' : 'failed', detail: report.ok ? { generation: report.generation.after } : { error: report.error } })
+        return report
+      })
+    }
+    return recorded
   })
   const file = options.reload?.file ?? (env.GATEWAY_CONFIG ? resolve(env.GATEWAY_CONFIG) : undefined)
   if (!config.reload.watchConfig) return
