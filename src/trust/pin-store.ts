@@ -37,7 +37,9 @@ export class FilePinStore implements PinStore {
     try {
       text = readFileSync(this.#path, 'utf8')
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+      // No file (or no folder) yet: nothing is pinned, and writing will say whether it can be.
+      const code = (err as NodeJS.ErrnoException).code
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err
       return new Map()
     }
     const parsed = JSON.parse(text) as { pins?: Record<string, Pin> }

@@ -48,6 +48,8 @@ export class TrustBook extends EventEmitter {
   /** Registry name → the last judgement of that tool. */
   readonly #known = new Map<string, Known>()
   #storeError: string | undefined
+  /** Why the pins could not be read, until they can: every upstream tool is held meanwhile. */
+  #loadError: string | undefined
   /** Server → whether it had pins when its current list began to be judged (listing). */
   readonly #serverKnown = new Map<string, boolean>()
   #version: string | null = null
@@ -101,7 +103,8 @@ export class TrustBook extends EventEmitter {
     const definition = definitionOf(tool)
     const key = JSON.stringify([server, tool.name])
     const trust: ToolTrust = { digest: digestOf(definition), held: false, findings: scan.findings }
-    if (settings.pinning !== 'off') this.#judgePin(server, key, definition, trust, settings)
+    if (settings.pinning !== 'off' && this.#loadError !== undefined) this.#hold(trust, `the pins cannot be read (${this.#loadError})`)
+    else if (settings.pinning !== 'off') this.#judgePin(server, key, definition, trust, settings)
     const pin = this.#pins.get(key)
     if (!trust.held && settings.holdSuspicious && scan.findings.length > 0 && !(pin?.approved === true && pin.digest === trust.digest)) {
       this.#hold(trust, 'its description or schema has findings and trust.holdSuspicious is on')
@@ -195,14 +198,20 @@ export class TrustBook extends EventEmitter {
       this.#version = (await this.#store.version?.()) ?? null
       this.#pins = await this.#store.load()
     } catch (err) {
-      this.#failed(err)
+      // Judging against no pins would pin (and so trust) whatever is listed now: hold instead.
+      const message = messageOf(err)
+      if (this.#loadError !== message) this.#logger.error({ err: message, store: this.#store.kind }, 'the pins cannot be read: upstream tools are held')
+      this.#loadError = message
+      this.emit('changed')
       return
     }
+    this.#loadError = undefined
     this.emit('changed')
   }
 
   /** Another replica's approval: the version moved, so the pins are read again. */
   async #follow (): Promise<void> {
+    if (this.#loadError !== undefined) return await this.#reload()
     try {
       const version = (await this.#store.version?.()) ?? null
       if (version === this.#version) return

@@ -4,7 +4,8 @@
 // what is unknown or not held says why; a pin store that cannot be written holds the tools.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ModernMcpHttpServer } from '../mcp-client/helpers/modern-http-server.ts'
 import { TestMcpHttpServer, type TestTool } from '../mcp-client/helpers/http-server.ts'
@@ -104,4 +105,18 @@ test('trust.holdNewTools: a new server\'s first tools are served, a tool it adds
   assert.equal((await definitions(gateway)).has('mcp__up__late'), false)
   assert.equal((await approve(gateway, 'mcp__up__late')).status, 200)
   await eventually(async () => (await toolStatus(gateway, 'mcp__up__late'))?.available === true, 'served once approved')
+})
+
+test('pins that cannot be read hold every upstream tool, rather than pin again what is listed now', async (t) => {
+  const upstream = new ModernMcpHttpServer({ lookup })
+  await upstream.start()
+  t.after(() => upstream.close())
+  const state = await mkdtemp(join(tmpdir(), 'gw-trust-state-'))
+  t.after(() => rm(state, { recursive: true, force: true }))
+  await writeFile(join(state, 'pins.json'), '{"pins": {"half')
+  const gateway = await trustGateway(t, upstream.url, { STATE_DIR: state })
+  await eventually(async () => (await toolStatus(gateway, NAME))?.trust?.held === true, 'the tool held')
+  assert.match((await toolStatus(gateway, NAME)).reason, /the pins cannot be read \(.*JSON/)
+  assert.ok(gateway.log.lines().some((line) => line.msg === 'the pins cannot be read: upstream tools are held'))
+  assert.equal(await readFile(join(state, 'pins.json'), 'utf8'), '{"pins": {"half', 'the file is left for the operator to repair')
 })
