@@ -121,8 +121,13 @@ export class Approvals {
     const closed = await this.#close(approvalId, decision === 'approve' ? 'approved' : 'denied', reason, by)
     if (closed.ok) return closed.view
     const now = closed.view
-    if (now.status === 'expired') throw new ApprovalClosedError(`approval ${approvalId} expired at ${now.decidedAt ?? now.expiresAt}: nobody decided it in time, and its call ended refused`)
+    if (now.status === 'expired') throw new ApprovalClosedError(`approval ${approvalId} expired at ${now.decidedAt ?? now.expiresAt} (${now.reason ?? 'nobody decided it in time'}); its call ended refused`)
     throw new ApprovalClosedError(`approval ${approvalId} was ${now.status === 'used' ? 'approved (and its call has run)' : now.status} already, by ${now.decidedBy ?? 'someone'} at ${now.decidedAt ?? '?'}`)
+  }
+
+  /** Withdraws a pending approval (its caller no longer waits): it reads expired, with the reason. */
+  async withdraw (approvalId: string, reason: string): Promise<void> {
+    await this.#close(approvalId, 'expired', reason)
   }
 
   /** Stops every timer (the gateway closes). */

@@ -1,7 +1,8 @@
 // How a tools/call of a tool in trust.approval gets its approval over MCP. A client that can open a
 // URL (elicitation.url) is asked to, with a URL elicitation pointing at the approval, and the call
 // waits for the decision (a 2026-07-28 client answers input_required and its retry waits; a 2025
-// session gets elicitation/create on the call's stream). Any other client gets the tool's error
+// session gets elicitation/create on the call's stream); declined or cancelled there, the approval
+// is withdrawn and the call refused. Any other client gets the tool's error
 // naming the approval and its URL; once approved, the same call sent again runs, once.
 import type { FastifyInstance } from 'fastify'
 import type { Asker } from '../calls/question-relay.ts'
@@ -31,12 +32,20 @@ export function approveOverMcp (app: FastifyInstance, caller: string, ask: Asker
     if (checked.approved || checked.approvalId === undefined) return checked
     const url = approvalUrl(app, checked.approvalId)
     const message = `The call of ${request.tool} waits for a person's approval (approval ${checked.approvalId}); it runs once an operator approves it at ${url}.`
+    let action: unknown
     try {
-      await ask({ approval: { method: 'elicitation/create', params: { mode: 'url', message, url, elicitationId: checked.approvalId } } }, signal ?? new AbortController().signal)
+      const answers = await ask({ approval: { method: 'elicitation/create', params: { mode: 'url', message, url, elicitationId: checked.approvalId } } }, signal ?? new AbortController().signal)
+      action = (answers.approval as { action?: unknown } | undefined)?.action
     } catch (err) {
       // The client cannot open a URL (or left): the tool's error names the approval and its URL.
       if (signal?.aborted === true) throw err
       return { ...checked, reason: `${checked.reason}; an operator decides it at ${url}` }
+    }
+    if (action === 'decline' || action === 'cancel') {
+      // The user would not wait for it: nobody is left to run the call for, so the approval goes.
+      const reason = `the caller ${action === 'decline' ? 'declined' : 'cancelled'} the approval of this call of ${request.tool}; it was not run`
+      await store.withdraw(checked.approvalId, reason).catch(() => {})
+      return { approved: false, approvalId: checked.approvalId, reason }
     }
     return await store.waitOn(checked.approvalId, signal)
   }

@@ -1,7 +1,7 @@
 // A person approves the exact call, over /mcp with the SDK 2.4 client in both revisions: a client
 // that can open a URL (elicitation.url) is shown the approval's URL and its call waits for the
-// decision; a client that cannot gets the tool's error naming the approval and its URL, and the
-// same call sent again once approved runs, once.
+// decision (declined there, the approval is withdrawn); a client that cannot gets the tool's error
+// naming the approval and its URL, and the same call sent again once approved runs, once.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
@@ -9,15 +9,14 @@ import type { FastifyInstance } from 'fastify'
 import { REVISION } from '../mcp-server/helpers/modern.ts'
 import { approvalGateway, as } from './helpers.ts'
 
-async function connect (t: { after: (fn: () => unknown) => void }, url: URL, revision: string, onUrl?: (params: { url: string, message: string, elicitationId?: string }) => Promise<void>) {
+async function connect (t: { after: (fn: () => unknown) => void }, url: URL, revision: string, onUrl?: (params: { url: string, message: string, elicitationId?: string }) => Promise<void | 'decline'>) {
   const client = new Client({ name: 'approvals-test', version: '1' }, {
     versionNegotiation: { mode: revision === REVISION ? { pin: revision } : 'legacy' },
     capabilities: onUrl === undefined ? {} : { elicitation: { url: {} } }
   })
   if (onUrl !== undefined) {
     client.setRequestHandler('elicitation/create', async (request) => {
-      await onUrl(request.params as never)
-      return { action: 'accept' } as never
+      return { action: await onUrl(request.params as never) ?? 'accept' } as never
     })
   }
   await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: as('alice') } }))
@@ -79,5 +78,22 @@ for (const revision of [REVISION, '2025-11-25']) {
     const again = await client.callTool({ name: 'wipe', arguments: { path: '/srv' } })
     assert.equal(again.isError, false, JSON.stringify(again))
     assert.deepEqual(ran, [{ path: '/srv' }])
+  })
+
+  test(`${revision}: declined by the user, the approval is withdrawn and the call refused`, async (t) => {
+    const { app, ran } = await approvalGateway(t)
+    const url = new URL(`${await app.listen({ host: '127.0.0.1', port: 0 })}/mcp`)
+    let approvalId = ''
+    const client = await connect(t, url, revision, async (params) => {
+      approvalId = params.url.split('/').at(-1)!
+      return 'decline'
+    })
+    const result = await client.callTool({ name: 'wipe', arguments: { path: '/srv' } })
+    assert.equal(result.isError, true)
+    assert.match((result.content as Array<{ text: string }>)[0]!.text, /the caller declined the approval of this call of wipe; it was not run/)
+    const late = await app.inject({ method: 'POST', url: `/admin/approvals/${approvalId}`, headers: as('ops'), payload: { decision: 'approve' } })
+    assert.equal(late.statusCode, 409)
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/admin/approvals', headers: as('ops') })).json().approvals, [])
+    assert.equal(ran.length, 0)
   })
 }
