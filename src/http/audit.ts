@@ -49,10 +49,17 @@ export function argumentsRedactor (config: GatewayConfig, env: NodeJS.ProcessEnv
 
 /** Who and which request an event of `request` belongs to, for the events features record. */
 export function auditContext (request: FastifyRequest): AuditCommon {
+  return { principal: request.principal?.name, requestId: request.id, traceId: traceIdOf(request) }
+}
+
+/** The request's trace: its span's when tracing, else the one the caller's traceparent names. */
+function traceIdOf (request: FastifyRequest): string | undefined {
+  const span = request.traceSpan
+  const tracer = request.server.tracer
+  if (span !== undefined && tracer?.traceIdOf !== undefined) return tracer.traceIdOf(span.context)
   const traceparent = request.headers.traceparent
-  // The W3C trace id the caller continues (version-traceid-parentid-flags).
-  const traceId = typeof traceparent === 'string' ? /^[\da-f]{2}-([\da-f]{32})-/.exec(traceparent)?.[1] : undefined
-  return { principal: request.principal?.name, requestId: request.id, traceId }
+  // version-traceid-parentid-flags
+  return typeof traceparent === 'string' ? /^[\da-f]{2}-([\da-f]{32})-/.exec(traceparent)?.[1] : undefined
 }
 
 /** The audit event of one call that ended (no outcome: the dispatcher failed, which it never should). */

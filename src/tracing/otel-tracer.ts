@@ -133,6 +133,10 @@ class OtelTracer implements Tracer {
     return trace.getSpanContext(context) === undefined ? undefined : asParent(context)
   }
 
+  traceIdOf (parent: TraceParent): string | undefined {
+    return trace.getSpanContext(asContext(parent))?.traceId
+  }
+
   startDispatch (tool: string, callId: string, parent: TraceParent | undefined, principal?: string): DispatchSpan {
     // The GenAI semantic conventions' tool execution span: `execute_tool {gen_ai.tool.name}`.
     const span = this.#tracer.startSpan(`execute_tool ${tool}`, {

@@ -47,6 +47,8 @@ export interface Tracer {
   /** A span for one call of `tool`, child of `parent` (else the root of a new trace). */
   /** `principal`: the caller (an API key's name, or user:<sub>), recorded as the span's user.id. */
   startDispatch: (tool: string, callId: string, parent: TraceParent | undefined, principal?: string) => DispatchSpan
+  /** The W3C trace id of `parent` (the audit trail names it); optional: a tracer of tests may have none. */
+  traceIdOf?: (parent: TraceParent) => string | undefined
   /** Exports what is still buffered and stops; called once, when the gateway closes. */
   shutdown: () => Promise<void>
 }

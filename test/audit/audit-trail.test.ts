@@ -15,6 +15,7 @@ import type { FastifyInstance } from 'fastify'
 import { argumentsDigest } from '../../src/audit/line.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { fixtureTool } from '../helpers/tools.ts'
+import { CALLER_TRACE_ID, CALLER_TRACEPARENT, memoryTracer } from '../helpers/tracing.ts'
 
 type TestContext = Parameters<typeof buildTestApp>[0]
 
@@ -184,4 +185,18 @@ test('a reload is an admin action of the trail', async (t) => {
   assert.equal(line.action, 'reload')
   assert.equal(line.status, 'ok')
   assert.equal(typeof (line.detail as { generation: number }).generation, 'number')
+})
+
+test('with tracing on, a line names the trace of its request: the caller\'s, or the one the gateway began', async (t) => {
+  const memory = memoryTracer()
+  const { app } = await buildTestApp(t, {}, { tracer: memory.tracer })
+  app.gateway.registry.register(fixtureTool('echo'))
+  await app.inject({ method: 'POST', url: '/dispatch/echo', headers: { traceparent: CALLER_TRACEPARENT }, payload: { text: 'a' } })
+  await app.inject({ method: 'POST', url: '/dispatch/echo', payload: { text: 'b' } })
+  const lines = app.audit.page({ limit: 10 }).lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+  const traces = memory.spans().filter((span) => span.name === 'execute_tool echo').map((span) => span.spanContext().traceId)
+  assert.deepEqual(lines.map((line) => line.traceId), traces)
+  assert.equal(traces[0], CALLER_TRACE_ID)
+  assert.match(traces[1], /^[0-9a-f]{32}$/)
+  assert.notEqual(traces[1], CALLER_TRACE_ID)
 })
