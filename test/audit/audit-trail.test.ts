@@ -200,3 +200,12 @@ test('with tracing on, a line names the trace of its request: the caller\'s, or 
   assert.match(traces[1], /^[0-9a-f]{32}$/)
   assert.notEqual(traces[1], CALLER_TRACE_ID)
 })
+
+test('with audit.enabled false nothing is recorded and GET /admin/audit answers no lines', async (t) => {
+  const audited = await auditedGateway(t, { AUDIT_ENABLED: 'false' })
+  assert.equal((await audited.app.inject({ method: 'POST', url: '/dispatch/echo', headers: bearer(FULL), payload: ARGS })).statusCode, 200)
+  const page = await audited.app.inject({ method: 'GET', url: '/admin/audit', headers: bearer(FULL) })
+  assert.deepEqual(page.json(), { lines: [], cursor: '0', truncated: false })
+  await audited.app.audit.flush()
+  await assert.rejects(readFile(audited.file, 'utf8'), { code: 'ENOENT' })
+})

@@ -93,3 +93,17 @@ test('pages: since a time, after a cursor, bounded, and the ring keeps the lates
   assert.equal(trail.page({ cursor: 8, limit: 2 }).cursor, 8)
   assert.equal(trail.page({ cursor: 0, limit: 1 }).truncated, true, 'lines older than the ring were asked for')
 })
+
+test('a file that cannot be written is told once per failing burst, and recording goes on', async (t) => {
+  const dir = await tempDir(t)
+  // Its folder is a file: every append fails.
+  await writeFile(join(dir, 'not-a-folder'), '')
+  const errors: unknown[] = []
+  const trail = new AuditTrail({ file: { path: join(dir, 'not-a-folder', 'audit.log'), maxBytes: 1 << 20, keep: 1 }, ringSize: 10, onWriteError: (err) => errors.push(err) })
+  for (let i = 0; i < 3; i++) {
+    trail.record({ type: 'admin', action: `a${i}` })
+    await trail.flush()
+  }
+  assert.equal(errors.length, 1)
+  assert.equal(trail.page({ limit: 10 }).lines.length, 3, 'the ring still has every line')
+})
