@@ -1,10 +1,10 @@
-// A 2025-era server's own requests during a tools/call (elicitation/create, sampling/createMessage,
-// roots/list): each is put to the caller of the call it belongs to (call-attribution.ts) as one
+// A 2025-era server's own requests during a tools/call (elicitation/create, sampling/createMessage):
+// each is put to the caller of the call it belongs to (call-attribution.ts) as one
 // question, under a key of the gateway's own, and the server gets the caller's answer. A 2026-07-28
 // server asks inside its results instead (tool-call-rounds.ts, task-follower.ts).
 // The refusals are JSON-RPC errors, as MCP 2025-11-25 has clients answer what they cannot serve:
 // - a caller that cannot answer: -32602 for an elicitation (the code for a mode the client does not
-//   support), -32601 for roots (the code for a client without roots) and for sampling (no code is
+//   support), -32601 for sampling (no code is
 //   given; "not available here" is what -32601 says). The message is the gateway's
 //   GW_ERR_INPUT_UNSUPPORTED one, and the call's own result carries it too (relayed-call.ts),
 //   whatever the server makes of the error;
@@ -56,5 +56,8 @@ export function answerServerRequests (client: Client, options: ServerRequestsOpt
   // The SDK checks the requests and answers against the revision's schemas around these handlers.
   client.setRequestHandler('elicitation/create', async (request, ctx) => await answer('elicitation/create', request.params, ctx.mcpReq.id) as never)
   client.setRequestHandler('sampling/createMessage', async (request, ctx) => await answer('sampling/createMessage', request.params, ctx.mcpReq.id) as never)
-  client.setRequestHandler('roots/list', async (request, ctx) => await answer('roots/list', request.params, ctx.mcpReq.id) as never)
+  // Roots describe the client's workspace, and one connection serves every caller: a 2025 server
+  // asks for them when it likes (server-everything does right after initialize), not for one call,
+  // so no caller's roots are its to see. The gateway's own: none.
+  client.setRequestHandler('roots/list', async () => ({ roots: [] }))
 }
