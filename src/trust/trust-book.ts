@@ -57,6 +57,8 @@ export class TrustBook extends EventEmitter {
 
   constructor (options: TrustBookOptions) {
     super()
+    // One listener per MCP server's mirror: dozens of servers are no leak.
+    this.setMaxListeners(0)
     this.#settings = options.settings
     this.#store = options.store
     this.#logger = options.logger
