@@ -15,6 +15,8 @@ export function argumentsDigest (args: unknown): string {
 export interface AuditLine {
   readonly seq: number
   readonly time: number
+  /** The event's type (call, approval, pin, admin, auth_refused). */
+  readonly type: string
   readonly text: string
 }
 
@@ -28,5 +30,5 @@ export function auditLine (event: AuditEvent, seq: number, time: number, iso: st
   }
   // time and seq first, so a reader (and a human) finds them at the start of each line.
   const text = JSON.stringify({ time: iso, seq, ...body })
-  return { seq, time, text }
+  return { seq, time, type: event.type, text }
 }

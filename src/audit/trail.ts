@@ -1,6 +1,6 @@
 // The audit trail: events are queued as they are recorded and turned into lines in batches (every
 // FLUSH_MS, or at once past FLUSH_EVENTS), so a call pays an array push; the lines go to the file
-// (rotated by size), to stdout, and to a ring in memory that GET /admin/audit pages through (a page
+// (rotated by size), to stdout, as OpenTelemetry log records, and to a ring in memory that GET /admin/audit pages through (a page
 // flushes what is queued first, so it misses nothing recorded before it).
 import type { AuditEvent, AuditRecorder } from './event.ts'
 import { auditLine, type ArgumentsRedactor, type AuditLine } from './line.ts'
@@ -23,6 +23,8 @@ export interface AuditTrailOptions {
   ringSize: number
   /** Given: a call's line carries its arguments, through this redaction (audit.arguments: true). */
   redact?: ArgumentsRedactor
+  /** Where each batch's lines also go, as they are made (OpenTelemetry log records: otlp-logs.ts). */
+  sink?: { write: (lines: readonly AuditLine[]) => void }
   /** Told once per failing write burst (a full disk must not fail calls). */
   onWriteError?: (err: unknown) => void
   now?: () => number
@@ -104,6 +106,7 @@ export class AuditTrail implements Audit {
     const pending = this.#pending
     this.#pending = []
     let text = ''
+    const lines: AuditLine[] = []
     // One batch's events mostly share their millisecond: its ISO text is made once.
     let lastTime = NaN
     let iso = ''
@@ -114,9 +117,11 @@ export class AuditTrail implements Audit {
       }
       const line = auditLine(event, ++this.#seq, time, iso, this.#options.redact)
       this.#keep(line)
+      lines.push(line)
       text += line.text + '\n'
     }
     this.#options.stdout?.write(text)
+    this.#options.sink?.write(lines)
     const file = this.#file
     if (file !== undefined) this.#writing = this.#writing.then(async () => { await this.#append(file, text) })
   }

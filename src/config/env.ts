@@ -98,6 +98,8 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   AUDIT_ENABLED: ['audit.enabled', 'boolean'],
   AUDIT_FILE: ['audit.file', 'string'],
   AUDIT_STDOUT: ['audit.stdout', 'boolean'],
+  AUDIT_OTLP: ['audit.otlp', 'boolean'],
+  OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: ['audit.otlpEndpoint', 'string'],
   AUDIT_MAX_FILE_BYTES: ['audit.maxFileBytes', 'integer'],
   AUDIT_KEEP_FILES: ['audit.keepFiles', 'integer'],
   AUDIT_ARGUMENTS: ['audit.arguments', 'boolean'],

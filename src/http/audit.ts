@@ -12,6 +12,9 @@ import type { DispatchOutcome } from '../dispatch/call/outcome.ts'
 import type { DispatchRequest } from '../dispatch/call/pipeline.ts'
 import { REDACTED, redactText, secretSettingsOf } from '../dispatch/call/redact.ts'
 import { isRecord } from '../shared/objects.ts'
+import { InvalidConfigError } from '../shared/errors.ts'
+import type { AuditLogSink } from '../audit/otlp-logs.ts'
+import type { Logger } from 'pino'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -78,10 +81,11 @@ export function callAuditEvent (call: DispatchRequest, via: CallVia, context: Au
   }
 }
 
-export function createAudit (config: GatewayConfig, env: NodeJS.ProcessEnv, onWriteError: (err: unknown) => void): Audit {
+export function createAudit (config: GatewayConfig, env: NodeJS.ProcessEnv, onWriteError: (err: unknown) => void, sink?: AuditLogSink): Audit {
   const { audit } = config
   if (!audit.enabled) return NO_AUDIT
   return new AuditTrail({
+    sink,
     file: audit.file === undefined ? undefined : { path: audit.file, maxBytes: audit.maxFileBytes, keep: audit.keepFiles },
     stdout: audit.stdout ? process.stdout : undefined,
     ringSize: audit.memoryLines,
@@ -112,10 +116,24 @@ export function refusalEvent (request: FastifyRequest, error: { code?: string, s
   return { type: 'auth_refused', reason, status: error.statusCode ?? 401, ip: request.ip, method: request.method, path, requestId, traceId, detail: { credential } }
 }
 
+/** The OpenTelemetry log records of audit.otlp, loaded only then; refuses to start without a receiver. */
+async function otlpSink (config: GatewayConfig, logger: Logger): Promise<AuditLogSink | undefined> {
+  const { audit, tracing } = config
+  if (!audit.enabled || !audit.otlp) return undefined
+  const { createOtlpLogSink, logsUrlOf } = await import('../audit/otlp-logs.ts')
+  const url = logsUrlOf(tracing, audit.otlpEndpoint)
+  if (url === undefined) {
+    throw new InvalidConfigError('audit.otlp (AUDIT_OTLP) sends the audit trail as OpenTelemetry log records, and needs a receiver: set OTEL_EXPORTER_OTLP_LOGS_ENDPOINT (audit.otlpEndpoint) or OTEL_EXPORTER_OTLP_ENDPOINT (tracing.endpoint)')
+  }
+  logger.info({ url }, 'audit: lines exported as OpenTelemetry log records over OTLP/HTTP')
+  return createOtlpLogSink(tracing, url, logger)
+}
+
 export default fp<{ config: GatewayConfig, env?: NodeJS.ProcessEnv }>(async function audit (app, options) {
+  const sink = await otlpSink(options.config, app.log as unknown as Logger)
   const trail = createAudit(options.config, options.env ?? process.env, (err) => {
     app.log.error({ err }, 'the audit file could not be written; lines are kept in memory only until it can')
-  })
+  }, sink)
   app.decorate('audit', trail)
   if (trail.enabled) {
     // Refusals are read from the error answered, so that auth.ts stays one concern; an error is rare.
@@ -126,5 +144,8 @@ export default fp<{ config: GatewayConfig, env?: NodeJS.ProcessEnv }>(async func
     })
   }
   // Last lines of a shutdown (the calls drained before it) reach the file.
-  app.addHook('onClose', async () => { await trail.flush() })
+  app.addHook('onClose', async () => {
+    await trail.flush()
+    await sink?.shutdown()
+  })
 }, { name: 'audit' })
