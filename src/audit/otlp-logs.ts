@@ -5,15 +5,14 @@
 // A receiver that is down never fails a call: its failures are logged, at most once a minute.
 import { SeverityNumber } from '@opentelemetry/api'
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http'
-import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter, type ReadableLogRecord } from '@opentelemetry/sdk-logs'
 import type { Logger } from 'pino'
+import { exporterOptions, onceAMinute } from '../tracing/otlp-exporter-options.ts'
 import type { TracingConfig } from '../tracing/settings.ts'
 import { GATEWAY_IDENTITY } from '../shared/version.ts'
 import type { AuditLine } from './line.ts'
 
-const FAILURE_LOG_INTERVAL_MS = 60_000
 /** The last export at shutdown waits at most this long: a close must end. */
 const SHUTDOWN_EXPORT_MS = 5_000
 
@@ -31,14 +30,16 @@ export function logsUrlOf (tracing: TracingConfig, logsEndpoint: string | undefi
 
 /** The exporter, its failures written to the gateway's log. */
 function loggedExporter (inner: LogRecordExporter, logger: Logger, url: string): LogRecordExporter {
-  let lastLogged = -Infinity
+  let failed = { records: 0, err: '' }
+  const warn = onceAMinute(() => {
+    logger.warn({ url, ...failed }, 'audit: log records could not be exported (the next failures within a minute are not logged)')
+  })
   return {
     export (records: ReadableLogRecord[], done) {
       inner.export(records, (result) => {
-        const now = Date.now()
-        if (result.error !== undefined && now - lastLogged >= FAILURE_LOG_INTERVAL_MS) {
-          lastLogged = now
-          logger.warn({ url, records: records.length, err: result.error.message }, 'audit: log records could not be exported (the next failures within a minute are not logged)')
+        if (result.error !== undefined) {
+          failed = { records: records.length, err: result.error.message }
+          warn()
         }
         done(result)
       })
@@ -49,12 +50,7 @@ function loggedExporter (inner: LogRecordExporter, logger: Logger, url: string):
 }
 
 export function createOtlpLogSink (tracing: TracingConfig, url: string, logger: Logger): AuditLogSink {
-  const exporter = new OTLPLogExporter({
-    url,
-    headers: { ...tracing.headers },
-    timeoutMillis: tracing.timeoutMs,
-    compression: tracing.compression === 'gzip' ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE
-  })
+  const exporter = new OTLPLogExporter(exporterOptions(tracing, url))
   const provider = new LoggerProvider({
     resource: resourceFromAttributes({
       'service.version': GATEWAY_IDENTITY.version,

@@ -8,22 +8,10 @@
 // lists and decides, and the replica holding a call reads its approval every POLL_MS until decided.
 import { randomUUID } from 'node:crypto'
 import { ApprovalClosedError, ApprovalNotFoundError } from '../shared/errors.ts'
+import type { ApprovalRequest, ApprovalVerdict } from '../dispatch/call/approval.ts'
 import type { ApprovalRecords, ApprovalView } from './approval-records.ts'
 
 export type { ApprovalStatus, ApprovalView } from './approval-records.ts'
-
-/** A call handed over by the approval gate (src/dispatch/steps/approval-gate.ts): its validated arguments and their digest. */
-export interface ApprovalRequest {
-  readonly tool: string
-  readonly args: Record<string, unknown>
-  readonly digest: string
-  readonly callId: string
-}
-
-/** What the gate is told: run with the approved arguments, or refused with a reason the model reads. */
-export type ApprovalVerdict =
-  | { readonly approved: true, readonly args: Record<string, unknown>, readonly digest: string }
-  | { readonly approved: false, readonly reason: string, readonly approvalId?: string, readonly pending?: boolean }
 
 export type Decision = 'approve' | 'deny'
 type Closed = 'approved' | 'denied' | 'expired'

@@ -3,15 +3,14 @@
 // what is left. A failing receiver never fails a call; it is logged, at most once a minute.
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
-import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base'
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace'
 import type { Logger } from 'pino'
 import { withTimeout } from '../shared/timers.ts'
 import { createOtelTracer } from './otel-tracer.ts'
+import { exporterOptions, onceAMinute } from './otlp-exporter-options.ts'
 import type { TracingConfig } from './settings.ts'
 import type { Tracer } from './tracer.ts'
 
-const FAILURE_LOG_INTERVAL_MS = 60_000
 /**
  * The last export at shutdown waits at most this long for a slow or absent receiver (the
  * exporter retries until its own timeout), then the spans are dropped: a close must end.
@@ -21,19 +20,23 @@ const SHUTDOWN_EXPORT_MS = 5_000
 /** The exporter, with its failures written to the gateway's log (the SDK's own diagnostics are silent by default). */
 class LoggedExporter implements SpanExporter {
   readonly #inner: SpanExporter
-  readonly #logger: Logger
-  readonly #url: string
-  #lastLogged = -Infinity
+  readonly #warn: (count: number, err: Error | undefined) => void
 
   constructor (inner: SpanExporter, logger: Logger, url: string) {
     this.#inner = inner
-    this.#logger = logger
-    this.#url = url
+    let last: { count: number, err: Error | undefined } = { count: 0, err: undefined }
+    const warn = onceAMinute(() => {
+      logger.warn({ url, spans: last.count, err: last.err?.message }, 'tracing: spans could not be exported (the next failures within a minute are not logged)')
+    })
+    this.#warn = (count, err) => {
+      last = { count, err }
+      warn()
+    }
   }
 
   export (spans: ReadableSpan[], done: (result: ExportResult) => void): void {
     this.#inner.export(spans, (result) => {
-      if (result.code !== ExportResultCode.SUCCESS) this.#failed(spans.length, result.error)
+      if (result.code !== ExportResultCode.SUCCESS) this.#warn(spans.length, result.error)
       done(result)
     })
   }
@@ -41,22 +44,10 @@ class LoggedExporter implements SpanExporter {
   async shutdown (): Promise<void> { await this.#inner.shutdown() }
 
   async forceFlush (): Promise<void> { await this.#inner.forceFlush?.() }
-
-  #failed (count: number, err: Error | undefined): void {
-    const now = Date.now()
-    if (now - this.#lastLogged < FAILURE_LOG_INTERVAL_MS) return
-    this.#lastLogged = now
-    this.#logger.warn({ url: this.#url, spans: count, err: err?.message }, 'tracing: spans could not be exported (the next failures within a minute are not logged)')
-  }
 }
 
 export function createOtlpTracer (tracing: TracingConfig, url: string, logger: Logger): Tracer {
-  const otlp = new OTLPTraceExporter({
-    url,
-    headers: { ...tracing.headers },
-    timeoutMillis: tracing.timeoutMs,
-    compression: tracing.compression === 'gzip' ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE
-  })
+  const otlp = new OTLPTraceExporter(exporterOptions(tracing, url))
   const exporter = new LoggedExporter(otlp, logger, url)
   const { batch } = tracing
   const tracer = createOtelTracer({
