@@ -7,8 +7,8 @@
 // writeLegacyStdioAsker writes the 2025-era stdio counterpart into a temp folder.
 import { randomUUID } from 'node:crypto'
 import { mkdtemp, writeFile } from 'node:fs/promises'
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { Socket } from 'node:net'
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import { LoopbackHttp, sendWebResponse, webRequestOf } from './loopback-http.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -42,8 +42,7 @@ export class AskingHttpServer {
   readonly #era: 'modern' | 'legacy'
   readonly #handler: McpHttpHandler | undefined
   readonly #sessions = new Map<string, Session>()
-  readonly #sockets = new Set<Socket>()
-  #http: Server | undefined
+  #http: LoopbackHttp | undefined
   #port = 0
 
   constructor (era: 'modern' | 'legacy', tools: Record<string, AskingTool>) {
@@ -67,25 +66,14 @@ export class AskingHttpServer {
   }
 
   async start (): Promise<void> {
-    const http = createServer((req, res) => { this.#handle(req, res).catch(() => res.destroy()) })
-    http.on('connection', (socket) => {
-      this.#sockets.add(socket)
-      socket.on('close', () => this.#sockets.delete(socket))
-    })
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', reject)
-      http.listen(0, '127.0.0.1', () => resolve())
-    })
-    this.#port = (http.address() as { port: number }).port
-    this.#http = http
+    this.#http = await LoopbackHttp.listen(async (req, res) => { await this.#handle(req, res) })
+    this.#port = this.#http.port
   }
 
   async close (): Promise<void> {
-    for (const socket of this.#sockets) socket.destroy()
     await Promise.allSettled([...this.#sessions.values()].map((s) => s.server.close()))
     await this.#handler?.close()
-    const http = this.#http
-    if (http) await new Promise<void>((resolve) => http.close(() => resolve()))
+    await this.#http?.close()
   }
 
   #newServer (): McpServer {
@@ -125,16 +113,7 @@ export class AskingHttpServer {
     for (const message of Array.isArray(body) ? body : [body]) {
       if (typeof message === 'object' && message !== null) this.received.push({ ...(message as object), headers: req.headers })
     }
-    const headers = new Headers()
-    for (const [key, value] of Object.entries(req.headers)) {
-      if (typeof value === 'string') headers.set(key, value)
-      else if (Array.isArray(value)) for (const v of value) headers.append(key, v)
-    }
-    const abort = new AbortController()
-    res.on('close', () => abort.abort())
-    const request = new Request(`http://127.0.0.1:${this.#port}${req.url ?? '/'}`, {
-      method: req.method, headers, body: req.method === 'POST' ? text : undefined, signal: abort.signal
-    })
+    const request = webRequestOf(req, res, this.#port, text)
     let response: Response
     if (this.#handler !== undefined) {
       response = await this.#handler.fetch(request)
@@ -146,25 +125,7 @@ export class AskingHttpServer {
       }
       response = await session.transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body })
     }
-    res.writeHead(response.status, Object.fromEntries(response.headers.entries()))
-    if (response.body === null) {
-      res.end()
-      return
-    }
-    res.flushHeaders()
-    const reader = response.body.getReader()
-    res.on('close', () => { reader.cancel().catch(() => {}) })
-    try {
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        res.write(value)
-      }
-    } catch {
-      // The client went away mid-stream.
-    } finally {
-      res.end()
-    }
+    await sendWebResponse(res, response)
   }
 }
 

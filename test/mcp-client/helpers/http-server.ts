@@ -2,11 +2,11 @@
 // runtime (each change notifies list_changed), and the server can be told to crash, to stop
 // answering, or to come back. It records every JSON-RPC message it receives.
 import { randomUUID } from 'node:crypto'
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { Socket } from 'node:net'
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import {
   McpServer, WebStandardStreamableHTTPServerTransport, fromJsonSchema, type CallToolResult, type RegisteredTool
 } from '@modelcontextprotocol/server'
+import { LoopbackHttp, sendWebResponse, webRequestOf } from './loopback-http.ts'
 
 export interface TestTool {
   description?: string
@@ -52,8 +52,7 @@ export class TestMcpHttpServer {
   #tools = new Map<string, TestTool>()
   #sessions = new Map<string, Session>()
   #pending = new Set<Session>()
-  #http: Server | undefined
-  #sockets = new Set<Socket>()
+  #http: LoopbackHttp | undefined
   #port = 0
 
   /** `port`: 0 = any free one; a given one lets a test put another server where this one was. */
@@ -72,17 +71,9 @@ export class TestMcpHttpServer {
   }
 
   async start (): Promise<void> {
-    const http = createServer((req, res) => { this.#handle(req, res).catch(() => res.destroy()) })
-    http.on('connection', (socket) => {
-      this.#sockets.add(socket)
-      socket.on('close', () => this.#sockets.delete(socket))
-    })
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', reject)
-      http.listen(this.#port, '127.0.0.1', () => resolve())
-    })
-    this.#port = (http.address() as { port: number }).port
-    this.#http = http
+    // On the port it had before a crash, when it had one.
+    this.#http = await LoopbackHttp.listen(async (req, res) => { await this.#handle(req, res) }, this.#port)
+    this.#port = this.#http.port
   }
 
   addTool (name: string, tool: TestTool): void {
@@ -113,9 +104,9 @@ export class TestMcpHttpServer {
     this.#pending.clear()
     const http = this.#http
     this.#http = undefined
-    for (const socket of this.#sockets) socket.destroy()
+    const closed = http?.close()
     await Promise.allSettled(sessions.map((s) => s.server.close()))
-    if (http) await new Promise<void>((resolve) => http.close(() => resolve()))
+    await closed
   }
 
   /** Back on the same port, with the same tools, no sessions. */
@@ -196,33 +187,9 @@ export class TestMcpHttpServer {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }))
       return
     }
-    const headers = new Headers()
-    for (const [key, value] of Object.entries(req.headers)) {
-      if (typeof value === 'string') headers.set(key, value)
-      else if (Array.isArray(value)) for (const v of value) headers.append(key, v)
-    }
-    const abort = new AbortController()
-    res.on('close', () => abort.abort())
-    const request = new Request(`http://127.0.0.1:${this.#port}${req.url ?? '/'}`, { method: req.method, headers, signal: abort.signal })
+    // The body was read and parsed above: the transport takes it as parsedBody.
+    const request = webRequestOf(req, res, this.#port)
     const response = await session.transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body })
-    res.writeHead(response.status, Object.fromEntries(response.headers.entries()))
-    if (response.body === null) {
-      res.end()
-      return
-    }
-    res.flushHeaders()
-    const reader = response.body.getReader()
-    res.on('close', () => { reader.cancel().catch(() => {}) })
-    try {
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        res.write(value)
-      }
-    } catch {
-      // The client went away mid-stream.
-    } finally {
-      res.end()
-    }
+    await sendWebResponse(res, response)
   }
 }

@@ -3,10 +3,10 @@
 // is wrapped in node:http here. Tools can be added while it runs (told on subscriptions/listen
 // streams), it can crash and come back on the same port, and it records every JSON-RPC message it
 // receives, with the raw `_meta` of each request.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { Socket } from 'node:net'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createMcpHandler, McpServer, fromJsonSchema, type McpHttpHandler } from '@modelcontextprotocol/server'
 import type { ReceivedMessage, TestTool } from './http-server.ts'
+import { LoopbackHttp, webRequestOf } from './loopback-http.ts'
 
 export interface ModernServerOptions {
   /** ttlMs of its tools/list answers (the SDK's default is 0). */
@@ -33,8 +33,7 @@ export class ModernMcpHttpServer {
   readonly #tools = new Map<string, TestTool>()
   readonly #options: ModernServerOptions
   #handler: McpHttpHandler
-  #http: Server | undefined
-  readonly #sockets = new Set<Socket>()
+  #http: LoopbackHttp | undefined
   #port = 0
 
   constructor (tools: Record<string, TestTool> = {}, options: ModernServerOptions = {}) {
@@ -54,17 +53,9 @@ export class ModernMcpHttpServer {
   }
 
   async start (): Promise<void> {
-    const http = createServer((req, res) => { this.#handle(req, res).catch(() => res.destroy()) })
-    http.on('connection', (socket) => {
-      this.#sockets.add(socket)
-      socket.on('close', () => this.#sockets.delete(socket))
-    })
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', reject)
-      http.listen(this.#port, '127.0.0.1', () => resolve())
-    })
-    this.#port = (http.address() as { port: number }).port
-    this.#http = http
+    // On the port it had before a crash, when it had one.
+    this.#http = await LoopbackHttp.listen(async (req, res) => { await this.#handle(req, res) }, this.#port)
+    this.#port = this.#http.port
   }
 
   /** A new tool; every open listen stream that asked for tool changes is told, unless `tell` is false. */
@@ -82,10 +73,11 @@ export class ModernMcpHttpServer {
   async crash (): Promise<void> {
     const http = this.#http
     this.#http = undefined
-    for (const socket of this.#sockets) socket.destroy()
+    // Its sockets go first, at once: the handler's listen streams break as a crash breaks them.
+    const closed = http?.close()
     await this.#handler.close()
     this.#handler = this.#newHandler()
-    if (http) await new Promise<void>((resolve) => http.close(() => resolve()))
+    await closed
   }
 
   /** Back on the same port, with the same tools. */
@@ -139,16 +131,7 @@ export class ModernMcpHttpServer {
       this.received.push(message)
       this.authorizations.push({ method: message.method, authorization: req.headers.authorization })
     }
-    const abort = new AbortController()
-    res.on('close', () => abort.abort())
-    const headers = new Headers()
-    for (const [key, value] of Object.entries(req.headers)) {
-      if (typeof value === 'string') headers.set(key, value)
-      else if (Array.isArray(value)) for (const v of value) headers.append(key, v)
-    }
-    const response = await this.#handler.fetch(new Request(`http://127.0.0.1:${this.#port}${req.url ?? '/'}`, {
-      method: req.method, headers, body: req.method === 'POST' ? body : undefined, signal: abort.signal
-    }))
+    const response = await this.#handler.fetch(webRequestOf(req, res, this.#port, body))
     res.writeHead(response.status, Object.fromEntries(response.headers.entries()))
     if (response.body === null) {
       res.end()

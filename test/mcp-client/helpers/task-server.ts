@@ -7,8 +7,8 @@
 // is recorded with its Mcp-Name header. The answers to a task's questions show in tasks/get one poll
 // late, as an eventually consistent server may show them.
 import { randomUUID } from 'node:crypto'
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { Socket } from 'node:net'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { LoopbackHttp, sendWebResponse, webRequestOf } from './loopback-http.ts'
 import { createMcpHandler, fromJsonSchema, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server'
 
 export const TASKS = 'io.modelcontextprotocol/tasks'
@@ -61,8 +61,7 @@ export class TaskServer {
   readonly #work: Record<string, TaskWork>
   readonly #options: TaskServerOptions
   readonly #handler: McpHttpHandler
-  readonly #sockets = new Set<Socket>()
-  #http: Server | undefined
+  #http: LoopbackHttp | undefined
   #port = 0
 
   constructor (work: Record<string, TaskWork>, options: TaskServerOptions = {}) {
@@ -87,25 +86,14 @@ export class TaskServer {
   }
 
   async start (): Promise<void> {
-    const http = createServer((req, res) => { this.#handle(req, res).catch(() => res.destroy()) })
-    http.on('connection', (socket) => {
-      this.#sockets.add(socket)
-      socket.on('close', () => this.#sockets.delete(socket))
-    })
-    await new Promise<void>((resolve, reject) => {
-      http.once('error', reject)
-      http.listen(0, '127.0.0.1', () => resolve())
-    })
-    this.#port = (http.address() as { port: number }).port
-    this.#http = http
+    this.#http = await LoopbackHttp.listen(async (req, res) => { await this.#handle(req, res) })
+    this.#port = this.#http.port
   }
 
   async close (): Promise<void> {
     for (const task of this.tasks.values()) task.abort.abort()
-    for (const socket of this.#sockets) socket.destroy()
     await this.#handler.close()
-    const http = this.#http
-    if (http) await new Promise<void>((resolve) => http.close(() => resolve()))
+    await this.#http?.close()
   }
 
   async #handle (req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -204,34 +192,7 @@ export class TaskServer {
   }
 
   async #passOn (req: IncomingMessage, res: ServerResponse, body: string): Promise<void> {
-    const headers = new Headers()
-    for (const [key, value] of Object.entries(req.headers)) {
-      if (typeof value === 'string') headers.set(key, value)
-      else if (Array.isArray(value)) for (const v of value) headers.append(key, v)
-    }
-    const abort = new AbortController()
-    res.on('close', () => abort.abort())
-    const response = await this.#handler.fetch(new Request(`http://127.0.0.1:${this.#port}${req.url ?? '/'}`, {
-      method: req.method, headers, body: req.method === 'POST' ? body : undefined, signal: abort.signal
-    }))
-    res.writeHead(response.status, Object.fromEntries(response.headers.entries()))
-    if (response.body === null) {
-      res.end()
-      return
-    }
-    res.flushHeaders()
-    const reader = response.body.getReader()
-    res.on('close', () => { reader.cancel().catch(() => {}) })
-    try {
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        res.write(value)
-      }
-    } catch {
-      // The client went away mid-stream.
-    } finally {
-      res.end()
-    }
+    const response = await this.#handler.fetch(webRequestOf(req, res, this.#port, body))
+    await sendWebResponse(res, response)
   }
 }
