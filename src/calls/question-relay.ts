@@ -29,6 +29,14 @@ const REQUEST_STATE = /^call_[0-9a-f-]{36}$/
 /** The answer of a call whose record says it ended without one (lost: its replica stopped). */
 export type LostAnswer = (view: CallView) => CallAnswer
 
+/** Aborts `controller` when `signal` fires, until the function it returns is called. */
+export function follow (signal: AbortSignal | undefined, controller: AbortController): () => void {
+  const onAbort = (): void => { controller.abort(signal?.reason) }
+  signal?.addEventListener('abort', onAbort, { once: true })
+  if (signal?.aborted === true) onAbort()
+  return () => { signal?.removeEventListener('abort', onAbort) }
+}
+
 /**
  * Runs a call that may ask: `run(signal, ask)` starts it with the signal it must obey and the asker
  * to hand its tool. Resolves at the first of its answer and its first question.
@@ -41,9 +49,7 @@ export async function firstTurn (
 ): Promise<Turn> {
   const controller = new AbortController()
   // Until it asks, the call is its connection's: a client that goes away cancels it, as any call.
-  const onConnectionAbort = (): void => { controller.abort(connection?.reason) }
-  connection?.addEventListener('abort', onConnectionAbort, { once: true })
-  if (connection?.aborted === true) onConnectionAbort()
+  const release = follow(connection, controller)
   const raised = Promise.withResolvers<Turn>()
   let held: HeldCall | undefined
   const ask: Asker = async (requests, signal) => {
@@ -51,14 +57,14 @@ export async function firstTurn (
       // From its first question on, the call outlives the request that made it: the caller answers
       // in a new one, and only a cancel (or the book's answer timeout) stops it.
       held = await book.adopt(spec, (reason) => { controller.abort(reason) })
-      connection?.removeEventListener('abort', onConnectionAbort)
+      release()
     }
     const answered = held.ask(requests, signal)
     raised.resolve({ kind: 'question', callId: held.callId, inputRequests: requests, requestState: held.callId })
     return await answered
   }
   const answered = run(controller.signal, ask).then(async (answer): Promise<Turn> => {
-    connection?.removeEventListener('abort', onConnectionAbort)
+    release()
     if (held !== undefined) await held.settle(answer)
     return { kind: 'answer', answer }
   }, async (err: unknown): Promise<Turn> => {

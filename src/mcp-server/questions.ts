@@ -8,14 +8,14 @@
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/server'
 import type { FastifyInstance } from 'fastify'
 import type { Caller } from '../access/caller.ts'
-import type { CallAnswer, CallView } from '../calls/call-record.ts'
 import { firstTurn, nextTurn, type Asker, type Turn } from '../calls/question-relay.ts'
 import { describeQuestions, capabilityOf } from '../dispatch/call/questions.ts'
-import { dispatched, failed, type Dispatched, type DispatchOutcome } from '../dispatch/call/outcome.ts'
+import type { Dispatched, DispatchOutcome } from '../dispatch/call/outcome.ts'
 import type { InputRequest, InputRequests } from '../registry/types.ts'
 import { InputUnsupportedError } from '../shared/errors.ts'
 import type { Task } from './task-view.ts'
 import { isRecord } from '../shared/objects.ts'
+import { lostAnswer } from '../http/sync-questions.ts'
 import { callResultOf } from './call-result.ts'
 import { ownerOf } from './owner.ts'
 
@@ -61,12 +61,6 @@ export type McpTurn =
   | { kind: 'result', result: CallToolResult }
   | { kind: 'input_required', inputRequests: InputRequests, requestState: string }
   | { kind: 'task', task: Task }
-
-/** A call recorded as ended without its answer (its replica stopped): a failed result saying so. */
-function lostAnswer (view: CallView): CallAnswer {
-  const { outcome, httpStatus } = dispatched(view.tool, view.callId, failed('error', view.error ?? 'the call was lost: the replica that ran it stopped before it ended'), 0)
-  return { status: httpStatus, payload: outcome }
-}
 
 function mcpTurnOf (turn: Turn): McpTurn {
   if (turn.kind === 'question') return { kind: 'input_required', inputRequests: turn.inputRequests, requestState: turn.requestState }

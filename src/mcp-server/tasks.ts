@@ -8,7 +8,7 @@ import { ProtocolError, ProtocolErrorCode, type ClientCapabilities } from '@mode
 import type { FastifyInstance } from 'fastify'
 import type { Caller } from '../access/caller.ts'
 import type { HeldCall } from '../calls/call-record.ts'
-import type { Asker } from '../calls/question-relay.ts'
+import { follow, type Asker } from '../calls/question-relay.ts'
 import type { Dispatched } from '../dispatch/call/outcome.ts'
 import type { InputResponses, ToolProgress } from '../registry/types.ts'
 import { isRecord } from '../shared/objects.ts'
@@ -58,14 +58,6 @@ export async function answerTask (app: FastifyInstance, caller: Caller, request:
     case 'tasks/cancel':
       return await book.cancel(owner, request.taskId) === undefined ? undefined : {}
   }
-}
-
-/** Aborts `controller` when `signal` fires, until the function it returns is called. */
-function follow (signal: AbortSignal | undefined, controller: AbortController): () => void {
-  const onAbort = (): void => { controller.abort(signal?.reason) }
-  signal?.addEventListener('abort', onAbort, { once: true })
-  if (signal?.aborted === true) onAbort()
-  return () => { signal?.removeEventListener('abort', onAbort) }
 }
 
 /**
