@@ -1,6 +1,7 @@
 // What of an upstream tool is pinned: its name, title, description, input schema and annotations,
 // as the server gave them (before any cleaning), and the digest that stands for them.
 import { createHash } from 'node:crypto'
+import { canonicalJson } from '../shared/canonical-json.ts'
 
 export interface PinnedDefinition {
   name: string
@@ -24,16 +25,6 @@ export function definitionOf (tool: { name: string, title?: unknown, description
   const definition: PinnedDefinition = { name: tool.name }
   for (const field of FIELDS) if (tool[field] !== undefined) definition[field] = tool[field]
   return definition
-}
-
-/** JSON with the keys of every object sorted: a server that reorders keys has changed nothing. */
-export function canonicalJson (value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value).filter((key) => (value as Record<string, unknown>)[key] !== undefined).sort()
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(',')}}`
-  }
-  return JSON.stringify(value) ?? 'null'
 }
 
 export function digestOf (definition: PinnedDefinition): string {

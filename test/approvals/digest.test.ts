@@ -2,7 +2,8 @@
 // canonical JSON (key order does not matter, anything else does); and which tools need approval.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { approvalDigest, canonicalJson, needsApproval } from '../../src/dispatch/call/approval.ts'
+import { approvalDigest, needsApproval } from '../../src/dispatch/call/approval.ts'
+import { canonicalJson } from '../../src/shared/canonical-json.ts'
 import type { ToolEntry } from '../../src/registry/types.ts'
 
 test('the digest ignores key order and binds the tool, every argument and the caller', () => {

@@ -3,6 +3,7 @@
 // whoever carries the call (the edge keeps the pending approvals: src/calls/approvals.ts).
 import { createHash } from 'node:crypto'
 import type { ToolEntry } from '../../registry/types.ts'
+import { canonicalJson } from '../../shared/canonical-json.ts'
 
 /** What the configuration says (trust.approval): tool names, or `{ tools, annotations }`. */
 export type ApprovalSelection = readonly string[] | { readonly tools?: readonly string[], readonly annotations?: readonly string[] }
@@ -45,16 +46,6 @@ export function needsApproval (entry: ToolEntry, settings: ApprovalSettings | un
   if (Array.isArray(selection)) return selection.includes(entry.name)
   const { tools = [], annotations = [] } = selection as { tools?: readonly string[], annotations?: readonly string[] }
   return tools.includes(entry.name) || annotations.some((hint) => hinted(entry, hint))
-}
-
-/** JSON with object keys sorted at every depth: the same value always has the same text. */
-export function canonicalJson (value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>
-    return `{${Object.keys(record).sort().filter((key) => record[key] !== undefined).map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`
-  }
-  return JSON.stringify(value) ?? 'null'
 }
 
 /** The digest an approval is bound to: nothing of the call can change without changing it. */
