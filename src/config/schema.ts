@@ -2,6 +2,7 @@
 // boot, fills defaults, documents every field, and gives the typed object handed to buildApp.
 import { Type, type Static } from 'typebox'
 import { AuditSchema } from './audit-schema.ts'
+import { CodeSchema } from './code-schema.ts'
 import { McpHttpServerSchema, McpStdioServerSchema } from './mcp-server-schema.ts'
 import { TrustSchema } from './trust-schema.ts'
 
@@ -210,6 +211,7 @@ export const ConfigSchema = Type.Object({
     debounceMs: Type.Integer({ minimum: 0, maximum: 60_000, default: 300, description: 'Quiet time after the last change of the file before the reload (an editor writes in several steps).' })
   }, { additionalProperties: false, default: {}, description: 'Configuration reload without a restart (SIGHUP, or the watch of the file).' }),
   audit: AuditSchema,
+  code: CodeSchema,
   plugins: Type.Array(PluginSchema, { default: [], description: 'Plugin modules, loaded after built-in tools and MCP servers.' }),
   pluginsDir: Type.Optional(Type.String({ minLength: 1, description: 'Folder relative plugin paths and package names resolve from; default: the config file\'s folder, else the working folder.' })),
   terminal: Type.Object({

@@ -5,7 +5,7 @@
 import type { Logger } from 'pino'
 import type { AvailabilityChecker } from '../availability/checker.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
-import type { ToolEntry } from '../registry/types.ts'
+import type { SchemaView, ToolEntry } from '../registry/types.ts'
 import { isRecord } from '../shared/objects.ts'
 import type { Variant } from './formats/formats.ts'
 import type { FormattedTool, OpenAIFunctionTool } from './formats/shapes.ts'
@@ -15,6 +15,17 @@ export type { DefinitionsPayload, OpenAIFunctionTool }
 import { deepFreeze } from './freeze.ts'
 import { VariantPayloads } from './variants.ts'
 import { etagOf } from './etag.ts'
+
+/** What a dynamic override reads: the answer's tools as declared, listed only if one asks. */
+function viewOf (available: readonly ToolEntry[]): SchemaView {
+  let tools: SchemaView['tools'] | undefined
+  return {
+    get tools () {
+      tools ??= available.map((entry) => ({ name: entry.name, description: entry.description, parameters: entry.schema.parameters }))
+      return tools
+    }
+  }
+}
 
 export interface DefinitionsBuilderOptions {
   registry: ToolRegistry
@@ -119,7 +130,8 @@ export class DefinitionsBuilder {
   async #answer (plan: Plan): Promise<DefinitionsPayload> {
     const verdicts = await this.#options.availability.tools(plan.volatile)
     const available = plan.entries.filter((e) => verdicts.get(e.name)?.available ?? true)
-    const overrides = available.map((entry) => this.#override(entry))
+    const view = viewOf(available)
+    const overrides = available.map((entry) => this.#override(entry, view))
     const key = `${plan.generation}\n${available.map((e) => e.name).join(',')}\n${JSON.stringify(overrides)}`
     const availableVolatile = plan.volatile.map((e) => verdicts.get(e.name)?.available ?? true)
     if (plan.last?.key === key) {
@@ -143,10 +155,10 @@ export class DefinitionsBuilder {
     map.set(key, value)
   }
 
-  #override (entry: ToolEntry): Record<string, unknown> | undefined {
+  #override (entry: ToolEntry, view: SchemaView): Record<string, unknown> | undefined {
     if (entry.dynamicSchemaOverrides === undefined) return undefined
     try {
-      const value = entry.dynamicSchemaOverrides()
+      const value = entry.dynamicSchemaOverrides(view)
       if (value === undefined || value === null) return undefined
       if (!isRecord(value)) throw new TypeError(`expected an object, got ${Array.isArray(value) ? 'array' : typeof value}`)
       return value

@@ -50,12 +50,17 @@ function positive (value: number | undefined): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0
 }
 
-/** A call's deadline: the caller's override within the ceiling, else the operator's, the tool's, the default. */
+/**
+ * A call's deadline: the caller's override within the ceiling, else the operator's, the tool's, the
+ * default; an inner call's never past what its outer call has left.
+ */
 function timeoutOf (call: CallState): number {
   const { dispatch, tools } = call.config
-  if (positive(call.request.timeoutMs)) return Math.min(call.request.timeoutMs, dispatch.maxTimeoutMs)
-  const entry = entryOf(call)
-  return tools[entry.name]?.timeoutMs ?? entry.timeoutMs ?? dispatch.defaultTimeoutMs
+  const { request } = call
+  const own = positive(request.timeoutMs)
+    ? Math.min(request.timeoutMs, dispatch.maxTimeoutMs)
+    : tools[entryOf(call).name]?.timeoutMs ?? entryOf(call).timeoutMs ?? dispatch.defaultTimeoutMs
+  return request.outer === undefined ? own : Math.max(1, Math.min(own, request.outer.withinMs))
 }
 
 /** A call's result cap: the caller's override within the ceiling, else the operator's, the tool's. */
@@ -79,7 +84,7 @@ export class Dispatcher {
   readonly #run: (call: CallState) => Promise<StepResult>
 
   constructor (options: DispatcherOptions) {
-    const { registry, availability, results } = options
+    const { registry, availability, results, tracer } = options
     this.hooks = options.hooks ?? new HookRegistry()
     this.#config = options.config ?? (() => DEFAULT_DISPATCH_CONFIG)
     this.#tracer = options.tracer
@@ -112,7 +117,7 @@ export class Dispatcher {
       // A call of a tool in trust.approval waits for a person's approval of these exact arguments.
       approvalStep,
       // The handler, under its deadline and the caller's signal.
-      invokeStep({ timeoutOf, results, running: this.running })
+      invokeStep({ timeoutOf, results, running: this.running, traceOf: tracer === undefined ? undefined : (headers) => tracer.parentFrom(headers) })
     ])
   }
 

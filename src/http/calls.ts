@@ -101,6 +101,11 @@ function callOf (caller: Caller, name: string, args: unknown, extras: CallExtras
   }
 }
 
+/** An inner call's audit context: its outer call's, naming that call. */
+function innerContext (context: AuditCommon, inner: DispatchRequest): AuditCommon {
+  return { ...context, detail: { ...context.detail, outerCallId: inner.outer?.callId, outerTool: inner.outer?.tool } }
+}
+
 /** How a REST call came in: a Prefer: respond-async request, a batch, or one call. */
 function viaOf (request: FastifyRequest): CallVia {
   const { prefer } = request.headers
@@ -119,6 +124,9 @@ export default fp(async function calls (app) {
    * should); every call passes here, so here is its one audit line (queued: written off the call's path).
    */
   async function launch (call: DispatchRequest, via: CallVia, context: AuditCommon): Promise<Dispatched> {
+    // A handler's own calls of other tools (ctx.callTool) pass here too, as the same caller; they
+    // make none themselves (an inner request has no runInner).
+    if (via !== 'inner') call.runInner = async (inner) => await launch(inner, 'inner', innerContext(context, inner))
     lifecycle.enter()
     metrics.callStarted()
     let answer: Dispatched | undefined

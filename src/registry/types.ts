@@ -82,6 +82,31 @@ export interface ToolContext {
    * question; with the call's signal's reason when the call ends first. Absent in contexts built by hand.
    */
   ask?: (requests: InputRequests) => Promise<InputResponses>
+  /**
+   * Calls another tool as this call's caller, with every guarantee of a call of its own: the
+   * caller's scope (a tool outside it is not found), coercion, validation, hooks, approvals (a call
+   * that needs one is refused: nobody waits inside a call), a deadline within this call's, its
+   * span, metrics and audit line. Resolves with the inner call's status and content; never rejects.
+   * `signal` stops it sooner than this call's own end. Absent inside an inner call (no nesting)
+   * and in contexts built by hand.
+   */
+  callTool?: (name: string, args: unknown, signal?: AbortSignal) => Promise<InnerCallResult>
+}
+
+/** What an inner call (ctx.callTool) answered: the envelope's status and the text the model would read. */
+export interface InnerCallResult {
+  readonly status: string
+  /** The result, or on failure the error text (`{"error": "..."}` as the envelope carries it). */
+  readonly content: string
+  readonly callId: string
+}
+
+/**
+ * What a dynamic schema override may read: the other tools of the same definitions answer (the
+ * caller's scope, selection and availability applied), as the model is given them.
+ */
+export interface SchemaView {
+  readonly tools: readonly { readonly name: string, readonly description: string, readonly parameters: JsonSchema }[]
 }
 
 /**
@@ -213,8 +238,11 @@ export interface RegisterOptions<P extends object = JsonSchema> {
   maxResultSizeChars?: number
   /** Per-tool deadline; the dispatcher's default applies when absent. */
   timeoutMs?: number
-  /** Shallow-merged onto the schema at every definitions pass; a throw falls back to the static schema. */
-  dynamicSchemaOverrides?: () => Partial<ToolSchema> & Record<string, unknown>
+  /**
+   * Shallow-merged onto the schema at every definitions pass, given the other tools of that answer;
+   * a throw falls back to the static schema.
+   */
+  dynamicSchemaOverrides?: (view: SchemaView) => Partial<ToolSchema> & Record<string, unknown>
   /**
    * Called once when the gateway starts, once every tool is loaded, with its configuration: tidy
    * what a call killed in an earlier run left (temp files). It runs beside the first requests, not
@@ -242,7 +270,7 @@ export interface ToolEntry {
   readonly emoji: string
   readonly maxResultSizeChars: number
   readonly timeoutMs?: number
-  readonly dynamicSchemaOverrides?: () => Partial<ToolSchema> & Record<string, unknown>
+  readonly dynamicSchemaOverrides?: (view: SchemaView) => Partial<ToolSchema> & Record<string, unknown>
   readonly prepare?: (ctx: CheckContext) => Promise<void> | void
   readonly dispose?: () => Promise<void> | void
   /** The declared hints only (frozen; empty when none). */

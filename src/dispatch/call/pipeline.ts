@@ -6,7 +6,7 @@ import type { CallerIdentity, InputRequests, InputResponses, ToolEntry, ToolProg
 import type { TraceHeaders, TraceParent } from '../../tracing/tracer.ts'
 import type { Approve } from './approval.ts'
 import type { DispatchConfig } from './dispatch-config.ts'
-import type { StepResult } from './outcome.ts'
+import type { Dispatched, StepResult } from './outcome.ts'
 
 export interface DispatchRequest {
   /** The tool name the caller asked for. */
@@ -44,6 +44,14 @@ export interface DispatchRequest {
    * until it is decided, or refuses it naming the approval. None: such calls are refused.
    */
   approve?: Approve
+  /**
+   * How the handler's inner calls (ctx.callTool) run: the entry runs them as it runs the calls it
+   * receives (counted, audited as `inner`). None: the handler has no ctx.callTool (an inner call
+   * itself: calls do not nest).
+   */
+  runInner?: (request: DispatchRequest) => Promise<Dispatched>
+  /** An inner call: the call that made it, and the time its deadline leaves (the inner one ends no later). */
+  outer?: { readonly tool: string, readonly callId: string, readonly withinMs: number }
 }
 
 /** Mutable state of one call as it moves through the steps. */

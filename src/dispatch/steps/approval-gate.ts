@@ -12,7 +12,10 @@ export const approvalStep: Step = async function approvalGate (call, next) {
   if (!needsApproval(entry, (call.config as { trust?: ApprovalSettings }).trust)) return await next(call)
   const { request } = call
   if (request.approve === undefined) {
-    return failed('blocked', `tool ${entry.name} runs only once a person approves the call (trust.approval), and this caller cannot wait for an approval: call it over HTTP`)
+    const where = request.outer === undefined
+      ? 'this caller cannot wait for an approval: call it over HTTP'
+      : `a call made by ${request.outer.tool} cannot wait for one: call ${entry.name} directly, where it waits for its approval`
+    return failed('blocked', `tool ${entry.name} runs only once a person approves the call (trust.approval), and ${where}`)
   }
   const digest = approvalDigest(entry.name, call.args, request.principal)
   const verdict = await request.approve({ tool: entry.name, args: call.args, digest, callId: call.callId }, request.signal)

@@ -4,7 +4,7 @@
 // discarded and logged.
 import { isErrorResult } from '../../registry/tool-result.ts'
 import type { Logger } from 'pino'
-import type { CallerIdentity, InputRequests, InputResponses, MediaResult, ResultPage, ToolContext, ToolEntry, ToolProgress } from '../../registry/types.ts'
+import type { CallerIdentity, InnerCallResult, InputRequests, InputResponses, MediaResult, ResultPage, ToolContext, ToolEntry, ToolProgress } from '../../registry/types.ts'
 import { InputUnsupportedError } from '../../shared/errors.ts'
 import { checkQuestions, describeQuestions } from '../call/questions.ts'
 import { checkMedia, isMediaResult } from '../call/media.ts'
@@ -15,8 +15,10 @@ import { entryOf, type CallState, type Step } from '../call/pipeline.ts'
 import { failed, type StepResult } from '../call/outcome.ts'
 import { MAX_TIMER_MS } from '../../shared/timers.ts'
 import { clipText } from '../../shared/clip-text.ts'
-import type { TraceHeaders } from '../../tracing/tracer.ts'
+import type { TraceHeaders, TraceParent } from '../../tracing/tracer.ts'
 import { ProgressCoalescer } from '../call/progress-coalescer.ts'
+import { callInner } from '../call/inner.ts'
+import { Deadline } from '../call/deadline.ts'
 
 export interface InvokeOptions {
   /** The deadline for this call in ms. */
@@ -25,6 +27,8 @@ export interface InvokeOptions {
   results?: ResultStore
   /** Counts the calls running on each entry, for a reload that waits for them. */
   running?: RunningCalls
+  /** The span an inner call's span hangs from: the context its call's headers carry (only when tracing). */
+  traceOf?: (headers: TraceHeaders) => TraceParent | undefined
 }
 
 /** The error_type of a handler that broke the contract by returning something else than a string. */
@@ -98,6 +102,7 @@ class HandlerContext implements ToolContext {
   ended = false
   readonly #call: CallState
   readonly #results: ResultStore | undefined
+  readonly #options: InvokeOptions
   readonly #progress: ProgressCoalescer | undefined
   readonly #deadline: Deadline
 
@@ -115,6 +120,7 @@ class HandlerContext implements ToolContext {
     this.traceHeaders = call.traceHeaders
     this.#call = call
     this.#results = options.results
+    this.#options = options
     this.#deadline = deadline
     const onProgress = request.onProgress
     // The coalescer sends nothing once closed; closing sends the report still waiting, before the answer.
@@ -149,48 +155,25 @@ class HandlerContext implements ToolContext {
     }
   }
 
+  /**
+   * Another tool, called as this call's caller (ctx.callTool): a request of its own built from this
+   * one's scope and identity, run by the entry as it runs any call, under this call's signal and
+   * within what its deadline leaves. It cannot ask, nor wait for an approval (inner.ts).
+   */
+  get callTool (): ((name: string, args: unknown, signal?: AbortSignal) => Promise<InnerCallResult>) | undefined {
+    const runInner = this.#call.request.runInner
+    if (runInner === undefined) return undefined
+    return async (name, args, signal) => await callInner(runInner, this.#call, name, args, {
+      signal: signal === undefined ? this.signal : AbortSignal.any([this.signal, signal]),
+      withinMs: this.#deadline.remainingMs(),
+      trace: this.traceHeaders === undefined ? undefined : this.#options.traceOf?.(this.traceHeaders)
+    })
+  }
+
   /** Only this caller's own results: the principal is the call's, not an argument a tool could forge. */
   async readResult (id: string, offset: number, limit: number): Promise<ResultPage | undefined> {
     const kept = await this.#results?.find(this.principal, id)
     return kept === undefined ? undefined : pageOf(kept, offset, limit)
-  }
-}
-
-/**
- * A call's deadline, which stops while the call waits for its caller's answer (ctx.ask) and runs on
- * with the time it had left when the last question is answered.
- */
-class Deadline {
-  #remainingMs: number
-  #startedAt = performance.now()
-  #timer: ReturnType<typeof setTimeout> | undefined
-  #paused = 0
-  readonly #onPassed: () => void
-
-  constructor (timeoutMs: number, onPassed: () => void) {
-    this.#remainingMs = timeoutMs
-    this.#onPassed = onPassed
-    this.#timer = setTimeout(onPassed, timeoutMs)
-  }
-
-  pause (): void {
-    if (this.#paused++ > 0 || this.#timer === undefined) return
-    clearTimeout(this.#timer)
-    this.#timer = undefined
-    this.#remainingMs = Math.max(0, this.#remainingMs - (performance.now() - this.#startedAt))
-  }
-
-  resume (): void {
-    if (--this.#paused > 0 || this.#remainingMs < 0) return
-    this.#startedAt = performance.now()
-    this.#timer = setTimeout(this.#onPassed, this.#remainingMs)
-  }
-
-  clear (): void {
-    clearTimeout(this.#timer)
-    this.#timer = undefined
-    // A question still waiting when the call ends must not start the timer again.
-    this.#remainingMs = -1
   }
 }
 
