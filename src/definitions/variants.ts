@@ -6,7 +6,8 @@ import type { ToolEntry } from '../registry/types.ts'
 import type { DefinitionsPayload } from './payload.ts'
 import { deepFreeze } from './freeze.ts'
 import { formatTool, type Variant } from './formats/formats.ts'
-import type { FormattedTool } from './formats/shapes.ts'
+import type { FormattedTool, OpenAIFunctionTool } from './formats/shapes.ts'
+import { typescriptDeclarations } from './formats/typescript.ts'
 import { etagOf } from './etag.ts'
 
 export class VariantPayloads {
@@ -42,4 +43,27 @@ export class VariantPayloads {
     const etag = etagOf(json, variant.key)
     return Object.freeze({ generation: base.generation, tools: deepFreeze(tools), json, bytes: Buffer.from(json, 'utf8'), etag })
   }
+}
+
+/** format=typescript: one declaration text for a list of tools, with its bytes and ETag. */
+export interface DeclarationsPayload {
+  readonly text: string
+  readonly bytes: Buffer
+  readonly etag: string
+}
+
+// Kept against the object the tools come from: a cached default payload (so a repeated request
+// renders nothing) or a ranked answer, made per request and gone with it.
+const declarations = new WeakMap<object, DeclarationsPayload>()
+
+/** The TypeScript declarations of the tools of a default (chat) answer, or of a ranked selection of them. */
+export function typescriptPayload (source: { readonly tools: readonly OpenAIFunctionTool[] }): DeclarationsPayload {
+  let payload = declarations.get(source)
+  if (payload === undefined) {
+    const text = typescriptDeclarations(source.tools.map((tool) => tool.function))
+    // Salted: the declarations never share a 304 with a JSON format.
+    payload = Object.freeze({ text, bytes: Buffer.from(text, 'utf8'), etag: etagOf(text, 'typescript') })
+    declarations.set(source, payload)
+  }
+  return payload
 }

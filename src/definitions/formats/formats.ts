@@ -1,6 +1,8 @@
 // The formats GET /definitions serves, and the conversion of one Chat Completions definition (what
 // DefinitionsBuilder builds and caches) into each of them. A conversion that cannot be faithful
 // leaves the tool out; `leftOutOf` says which variants leave a tool out and why, for /tools.
+// `typescript` is the one text format: one declaration for the whole list, never per tool
+// (typescriptPayload in ../variants.ts), and it expresses every tool.
 import type { ToolEntry } from '../../registry/types.ts'
 import { BadRequestError } from '../../shared/errors.ts'
 import { mcpToolOf } from './mcp.ts'
@@ -9,7 +11,7 @@ import { geminiParameters } from './gemini.ts'
 import type { AnthropicTool, ChatTool, FormattedTool, GeminiDeclaration, OpenAIFunctionTool, ResponsesTool } from './shapes.ts'
 import { strictParameters } from './strict.ts'
 
-export const FORMATS = ['chat', 'responses', 'anthropic', 'gemini', 'mcp'] as const
+export const FORMATS = ['chat', 'responses', 'anthropic', 'gemini', 'mcp', 'typescript'] as const
 export type DefinitionsFormat = typeof FORMATS[number]
 const STRICT_FORMATS: readonly DefinitionsFormat[] = ['chat', 'responses']
 
@@ -77,6 +79,9 @@ export function formatTool (tool: OpenAIFunctionTool, variant: Variant, entry: T
       return geminiDeclaration(name, description, parameters)
     case 'mcp':
       return mcpToolOf(tool, entry)
+    case 'typescript':
+      // Answering JSON here would serve JSON under the TypeScript ETag: a caller bug, loudly.
+      throw new TypeError('format=typescript is one text for the whole list: use typescriptPayload, not a per-tool conversion')
   }
 }
 
