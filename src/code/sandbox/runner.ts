@@ -12,6 +12,9 @@ import type { FromWorker, RunScriptOptions, ScriptFailureKind, ScriptOutcome } f
 const WORKER_URL = new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
 const DEFAULT_MAX_QUEUED = 1_000
 
+/** For tests: a method of ScriptRunner that terminates one worker as a crash would (not exported by index.ts). */
+export const TERMINATE_WORKER = Symbol('terminate a sandbox worker')
+
 interface Slot {
   worker: Worker
   execution: Execution | undefined
@@ -79,6 +82,10 @@ export class ScriptRunner {
       execution?.abandon({ kind: 'cancelled', message: 'the sandbox closed' })
     }
     await Promise.all(slots.map(async (slot) => await slot.worker.terminate()))
+  }
+
+  async [TERMINATE_WORKER] (index: number): Promise<void> {
+    await this.#slots[index]?.worker.terminate()
   }
 
   #ensureStarted (): void {

@@ -6,6 +6,7 @@ import { readDescription, syntaxMessage, thrownMessage, toolsInScope } from './f
 import { LogSink } from './log-sink.ts'
 import { PRELUDE, SCRIPT_FILE, SCRIPT_PREFIX, SCRIPT_SUFFIX } from './prelude.ts'
 import { STOP_CANCELLED, STOP_NONE, STOP_TIMEOUT } from './types.ts'
+import { MEMORY_HEADROOM_BYTES, memoryCeiling } from './wasm-module.ts'
 import type { FromWorker, ScriptFailureKind, ToWorker, WorkerOutcome } from './types.ts'
 
 export type RunJob = Extract<ToWorker, { type: 'run' }>
@@ -19,6 +20,7 @@ export class ScriptVm {
   readonly #stop: Int32Array
   readonly #logs: LogSink
   readonly #toolNames: Set<string>
+  #module: QuickJSWASMModule | undefined
   #rt: QuickJSRuntime | undefined
   #ctx: QuickJSContext | undefined
   #helpers: QuickJSHandle[] = []
@@ -43,6 +45,7 @@ export class ScriptVm {
 
   start (module: QuickJSWASMModule): void {
     if (this.#ended) return
+    this.#module = module
     try {
       const ctx = this.#setUp(module)
       const evaluated = ctx.evalCode(SCRIPT_PREFIX + this.#job.code + SCRIPT_SUFFIX, SCRIPT_FILE)
@@ -53,8 +56,9 @@ export class ScriptVm {
       this.#promise = evaluated.value
       this.#pump()
     } catch (error) {
+      // Set-up interrupted by the deadline or a cancellation (the prelude runs under the same handler).
       this.#tainted = true
-      this.#end({ ok: false, kind: 'internal', message: `the sandbox failed: ${String(error)}` })
+      this.#end(this.#stopFailure() ?? { ok: false, kind: 'internal', message: `the sandbox failed: ${String(error)}` })
     }
   }
 
@@ -217,7 +221,14 @@ export class ScriptVm {
     if (compiling && thrown.isError && thrown.name === 'SyntaxError') {
       return { ok: false, kind: 'syntax', message: syntaxMessage(thrown.name, thrown.message, thrown.stack, code) }
     }
+    // Out of memory, QuickJS may have no room left for an error object and throws null instead.
+    if (!thrown.isError && thrown.shown === 'null' && this.#memoryExhausted()) return this.#memoryFailure()
     return { ok: false, kind: 'runtime', message: thrownMessage(thrown, code, toolNames) }
+  }
+
+  #memoryExhausted (): boolean {
+    const memory = this.#module?.getWasmMemory().buffer.byteLength ?? 0
+    return memory + MEMORY_HEADROOM_BYTES / 2 >= memoryCeiling(this.#job.limits.memoryBytes)
   }
 
   #memoryFailure (): Failure {
