@@ -202,6 +202,14 @@ test('an allocation loop ends as memory quickly, within the bounded WebAssembly 
 test('unbounded recursion ends as stack', async () => {
   assert.equal(failure(await run('function f (n) { return f(n + 1) + 1 }\nreturn f(0)'), 'stack'), 'the script overflowed its stack of 262144 bytes (unbounded recursion?)')
   assert.equal(failure(await run('const o = {}; o.toJSON = function () { return [this] }; JSON.stringify(o)'), 'stack').split(' of ')[0], 'the script overflowed its stack')
+  assert.equal(failure(await run('return JSON.parse("[".repeat(1e5) + "]".repeat(1e5))'), 'stack').split(' of ')[0], 'the script overflowed its stack')
+  // Past the build's C stack (about 5 MiB) a limit would break QuickJS, and the thread's own stack
+  // would run out first: the limit is held to 4 MiB, and the worker's native stack is sized for it.
+  for (const stackBytes of [64 * 2 ** 20, 0]) {
+    assert.equal(failure(await run('function f () { return f() + 1 }\nreturn f()', { limits: { stackBytes } }), 'stack'),
+      'the script overflowed its stack of 4194304 bytes (unbounded recursion?)')
+  }
+  assert.equal(ok(await run('return "fine"')), 'fine')
 })
 
 test('a busy loop and a call that never answers both end at the deadline; the call\'s signal fires', async () => {

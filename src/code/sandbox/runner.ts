@@ -6,6 +6,7 @@ import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { Execution, timeoutMessage } from './execution.ts'
+import { WORKER_STACK_MB } from './wasm-module.ts'
 import type { FromWorker, RunScriptOptions, ScriptFailureKind, ScriptOutcome } from './types.ts'
 
 // The worker runs worker.ts from the sources (Node strips its types) and worker.js once compiled.
@@ -93,7 +94,7 @@ export class ScriptRunner {
   }
 
   #spawn (slot?: Slot): Slot {
-    const worker = new Worker(WORKER_URL)
+    const worker = new Worker(WORKER_URL, { resourceLimits: { stackSizeMb: WORKER_STACK_MB } })
     // An idle pool holds no process open; a running execution's deadline timer does.
     worker.unref()
     let markReady = (): void => {}

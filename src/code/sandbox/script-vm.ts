@@ -6,7 +6,7 @@ import { readDescription, syntaxMessage, thrownMessage, toolsInScope } from './f
 import { LogSink } from './log-sink.ts'
 import { PRELUDE, SCRIPT_FILE, SCRIPT_PREFIX, SCRIPT_SUFFIX } from './prelude.ts'
 import { STOP_CANCELLED, STOP_NONE, STOP_TIMEOUT } from './types.ts'
-import { MEMORY_HEADROOM_BYTES, memoryCeiling } from './wasm-module.ts'
+import { effectiveStackBytes, MEMORY_HEADROOM_BYTES, memoryCeiling } from './wasm-module.ts'
 import type { FromWorker, ScriptFailureKind, ToWorker, WorkerOutcome } from './types.ts'
 
 export type RunJob = Extract<ToWorker, { type: 'run' }>
@@ -46,7 +46,7 @@ export class ScriptVm {
   start (module: QuickJSWASMModule): void {
     if (this.#ended) return
     this.#module = module
-    try {
+    this.#guarded(() => {
       const ctx = this.#setUp(module)
       const evaluated = ctx.evalCode(SCRIPT_PREFIX + this.#job.code + SCRIPT_SUFFIX, SCRIPT_FILE)
       if (evaluated.error !== undefined) {
@@ -55,15 +55,30 @@ export class ScriptVm {
       }
       this.#promise = evaluated.value
       this.#pump()
+    })
+  }
+
+  /**
+   * Runs `step` and ends the run if it throws on the host side: the set-up interrupted by a stop (the
+   * prelude runs under the same interrupt handler), the thread's own stack exhausted by the VM's C
+   * frames, or a bug. The VM may be half-way through a C function then: its module is not reused.
+   */
+  #guarded (step: () => void): void {
+    try {
+      step()
     } catch (error) {
-      // Set-up interrupted by the deadline or a cancellation (the prelude runs under the same handler).
       this.#tainted = true
-      this.#end(this.#stopFailure() ?? { ok: false, kind: 'internal', message: `the sandbox failed: ${String(error)}` })
+      const stack = error instanceof RangeError ? this.#stackFailure() : undefined
+      this.#end(this.#stopFailure() ?? stack ?? { ok: false, kind: 'internal', message: `the sandbox failed: ${String(error)}` })
     }
   }
 
   /** The pool's answer to an inner call: settles its promise inside the VM, then runs what follows. */
   answer (callId: number, ok: boolean, text: string): void {
+    this.#guarded(() => this.#settle(callId, ok, text))
+  }
+
+  #settle (callId: number, ok: boolean, text: string): void {
     const ctx = this.#ctx
     if (this.#ended || ctx === undefined) return
     const id = ctx.newNumber(callId)
@@ -88,7 +103,7 @@ export class ScriptVm {
     const { limits, deadline } = this.#job
     const rt = this.#rt = module.newRuntime()
     rt.setMemoryLimit(limits.memoryBytes)
-    rt.setMaxStackSize(limits.stackBytes)
+    rt.setMaxStackSize(effectiveStackBytes(limits.stackBytes))
     rt.setInterruptHandler(() => Atomics.load(this.#stop, 0) !== STOP_NONE || Date.now() > deadline)
     const ctx = this.#ctx = rt.newContext()
     const hostCall = ctx.newFunction('hostCall', (name, args) => this.#onCall(ctx, name, args))
@@ -210,20 +225,23 @@ export class ScriptVm {
   }
 
   #classify (json: string, compiling: boolean): Failure {
-    const { code, toolNames, limits } = this.#job
+    const { code, toolNames } = this.#job
     const thrown = readDescription(json)
     if (thrown.isError && thrown.name === 'InternalError') {
       if (/out of memory|string too long/.test(thrown.message)) return this.#memoryFailure()
-      if (/stack overflow/.test(thrown.message)) {
-        return { ok: false, kind: 'stack', message: `the script overflowed its stack of ${limits.stackBytes} bytes (unbounded recursion?)` }
-      }
     }
+    // QuickJS says so as an InternalError, or as a SyntaxError from JSON.parse of deeply nested text.
+    if (thrown.isError && thrown.message === 'stack overflow') return this.#stackFailure()
     if (compiling && thrown.isError && thrown.name === 'SyntaxError') {
       return { ok: false, kind: 'syntax', message: syntaxMessage(thrown.name, thrown.message, thrown.stack, code) }
     }
     // Out of memory, QuickJS may have no room left for an error object and throws null instead.
     if (!thrown.isError && thrown.shown === 'null' && this.#memoryExhausted()) return this.#memoryFailure()
     return { ok: false, kind: 'runtime', message: thrownMessage(thrown, code, toolNames) }
+  }
+
+  #stackFailure (): Failure {
+    return { ok: false, kind: 'stack', message: `the script overflowed its stack of ${effectiveStackBytes(this.#job.limits.stackBytes)} bytes (unbounded recursion?)` }
   }
 
   #memoryExhausted (): boolean {
@@ -249,6 +267,8 @@ export class ScriptVm {
   }
 
   #dispose (): void {
+    // A tainted module is dropped whole; freeing a runtime left half-way can abort inside QuickJS.
+    if (this.#tainted) return
     try {
       for (const handle of this.#helpers) handle.dispose()
       this.#promise?.dispose()

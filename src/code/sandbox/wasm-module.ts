@@ -25,6 +25,19 @@ export const INITIAL_MEMORY_BYTES = 16 * 2 ** 20
 /** Room above the VM's heap limit for the C stack, static data and the allocator's own overhead. */
 export const MEMORY_HEADROOM_BYTES = 16 * 2 ** 20
 
+/**
+ * The most stack a script gets. The build's C stack (in the WebAssembly memory) is about 5 MiB, and
+ * a QuickJS limit above it makes every check fail; the same frames take about 2.6 times as much of
+ * the thread's native stack, which the workers are given (WORKER_STACK_MB).
+ */
+export const MAX_STACK_BYTES = 4 * 2 ** 20
+export const WORKER_STACK_MB = 16
+
+/** The stack limit QuickJS is given: the one asked for, within MAX_STACK_BYTES (0 means the most). */
+export function effectiveStackBytes (stackBytes: number): number {
+  return stackBytes > 0 ? Math.min(stackBytes, MAX_STACK_BYTES) : MAX_STACK_BYTES
+}
+
 /** Compiled once per thread; instantiating it again costs about a millisecond. */
 export async function compileQuickJS (): Promise<CompiledWasm> {
   const path = createRequire(import.meta.url).resolve('@jitl/quickjs-wasmfile-release-sync/wasm')
