@@ -92,6 +92,8 @@ async function loadTools (parts: Pick<Gateway, 'registry' | 'search' | 'availabi
   const config = current()
   const builtins = await discoverTools({ dir: [config.toolsDir, ...config.extraToolsDirs], registry, logger: logger.child({ component: 'discovery' }), cacheDir: defaultCacheDir() })
   if (config.searchTool) registerSearchTool(registry, search, availability)
+  // Loaded only then: a gateway without code mode loads nothing of QuickJS.
+  if (config.code.enabled) (await import('../code/execute-code.ts')).registerCodeTool(registry, config.code)
   // Servers connect in parallel; readiness waits for each at most its connectTimeoutMs, and a
   // server that is down keeps reconnecting in the background without holding the others.
   // The pins first: an MCP server's first list is judged against them.
