@@ -20,6 +20,7 @@ interface Slot {
   worker: Worker
   execution: Execution | undefined
   ready: Promise<void>
+  isReady: boolean
 }
 
 interface Queued {
@@ -99,15 +100,21 @@ export class ScriptRunner {
     worker.unref()
     let markReady = (): void => {}
     const ready = new Promise<void>((resolve) => { markReady = resolve })
-    const target = slot ?? { worker, execution: undefined, ready }
+    const target = slot ?? { worker, execution: undefined, ready, isReady: false }
     target.worker = worker
     target.ready = ready
+    target.isReady = false
     worker.on('message', (message: FromWorker) => {
-      if (message.type === 'ready') markReady()
-      else if (target.worker === worker && target.execution?.runId === message.runId) target.execution.onMessage(message)
+      if (message.type === 'ready') {
+        target.isReady = true
+        markReady()
+      } else if (target.worker === worker && target.execution?.runId === message.runId) target.execution.onMessage(message)
     })
     worker.on('error', (error) => this.#lost(target, worker, `the sandbox worker failed: ${error.message}`))
-    worker.on('exit', (code) => this.#lost(target, worker, `the sandbox worker exited (code ${code})`))
+    worker.on('exit', (code) => {
+      markReady() // start() waits for no worker that is gone
+      this.#lost(target, worker, `the sandbox worker exited (code ${code})`)
+    })
     return target
   }
 
@@ -116,7 +123,12 @@ export class ScriptRunner {
     if (slot.worker !== worker || !this.#slots.includes(slot)) return
     const execution = slot.execution
     slot.execution = undefined
-    this.#spawn(slot)
+    if (slot.isReady) {
+      this.#spawn(slot)
+    } else {
+      // A worker that dies before it is ready would die again at once: the next run starts one.
+      this.#slots.splice(this.#slots.indexOf(slot), 1)
+    }
     worker.terminate().catch(() => {})
     execution?.abandon({ kind: 'internal', message: reason })
   }

@@ -1,7 +1,7 @@
 // A worker of the pool: runs one execution at a time, each in a fresh QuickJS runtime. The module (the
 // WebAssembly instance and its memory) serves run after run, and is replaced after an out-of-memory,
-// a failed disposal, or a run that grew its memory past twice the initial size (memory a
-// WebAssembly instance never gives back).
+// a failure on the host side of the VM, a failed disposal, or a run that grew its memory past twice
+// the initial size (memory a WebAssembly instance never gives back).
 import { parentPort } from 'node:worker_threads'
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core'
 import { ScriptVm } from './script-vm.ts'
