@@ -1,5 +1,6 @@
-// Scripts each caller has running or waiting for a worker (code.maxScriptsPerCaller): one caller's
-// flood of scripts waits in no queue and takes no worker from the others; it is refused at once.
+// Scripts each caller has running or waiting for a worker (code.maxScriptsPerCaller): past it a
+// caller's next script is refused at once instead of queueing, so that one caller's flood holds at
+// most that many places in the workers' queue ahead of the others.
 export class ScriptSlots {
   readonly #taken = new Map<string, number>()
 

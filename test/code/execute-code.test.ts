@@ -104,8 +104,9 @@ test('the description and GET /definitions?format=typescript declare the tools i
 
 test('a tool outside the scope is undefined in the script and refused by name', async (t) => {
   const { app } = await codeGateway(t)
-  const seen = await run(app, 'return [typeof tools.web_extract, typeof tools.read_file, Object.keys(tools).includes("web_extract")]', LIMITED)
-  assert.deepEqual(seen.body.result, ['undefined', 'function', false])
+  const seen = await run(app, 'return [typeof tools.web_extract, typeof tools.read_file, Object.keys(tools).includes("web_extract"), typeof tools.execute_code]', LIMITED)
+  // Nor does a script see execute_code: scripts do not nest.
+  assert.deepEqual(seen.body.result, ['undefined', 'function', false, 'undefined'])
   const called = await run(app, 'return await tools.web_extract({ urls: ["http://127.0.0.1/"] })', LIMITED)
   assert.equal(called.status, 'error')
   assert.match(String(called.body.error), /no tool web_extract; tools in scope: .*read_file/)
@@ -161,4 +162,21 @@ test('one caller may have code.maxScriptsPerCaller scripts at once; another call
   assert.equal(refused.length, 1)
   assert.equal(answers.filter((answer) => answer.body.result === 'done').length, 2)
   assert.equal(answers[3].body.result, 'other')
+})
+
+test('a script that starts 10 000 calls gets code.maxCalls of them run, each audited, and the rest refused in the script', async (t) => {
+  const { app, lines } = await codeGateway(t)
+  const answer = await run(app, `
+    const calls = []
+    for (let i = 0; i < 10000; i++) calls.push(tools.read_file({ path: 'notes/n1.txt' }))
+    const settled = await Promise.allSettled(calls)
+    const refused = settled.filter((s) => s.status === 'rejected')
+    return { ok: settled.length - refused.length, refused: refused.length, reason: refused[0] && refused[0].reason.message }`)
+  assert.equal(answer.status, 'ok', answer.content)
+  const result = answer.body.result as { ok: number, refused: number, reason: string }
+  assert.equal(result.ok, 200)
+  assert.equal(result.refused, 9800)
+  assert.match(result.reason, /code\.maxCalls \(200\)/)
+  assert.equal(answer.body.calls, 200)
+  assert.equal((await lines()).filter((line) => line.via === 'inner').length, 200)
 })
