@@ -2,6 +2,8 @@
 // WebAssembly instance and its memory) serves run after run, and is replaced after an out-of-memory,
 // a failure on the host side of the VM, a failed disposal, or a run that grew its memory past twice
 // the initial size (memory a WebAssembly instance never gives back).
+import { readlinkSync } from 'node:fs'
+import { setPriority } from 'node:os'
 import { parentPort } from 'node:worker_threads'
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core'
 import { ScriptVm } from './script-vm.ts'
@@ -13,6 +15,18 @@ const port = parentPort
 if (port === null) throw new Error('src/code/sandbox/worker is the entry of a worker thread, not a module to import')
 
 const wasm = await compileQuickJS()
+
+/** Scripts are background work beside the main thread's event loop: on a busy machine it runs first. */
+const NICENESS = 10
+
+// Linux: /proc/thread-self names this thread's id, and setpriority on a thread id applies to that thread
+// alone (and to threads it starts later: hence after compiling, whose file read may have started
+// libuv's thread pool, which the main thread shares). Elsewhere the worker keeps the process's priority.
+try {
+  const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop())
+  if (Number.isInteger(threadId) && threadId !== process.pid) setPriority(threadId, NICENESS)
+} catch {}
+
 let module: { instance: QuickJSWASMModule, ceiling: number } | undefined
 let current: ScriptVm | undefined
 
