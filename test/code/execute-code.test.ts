@@ -3,43 +3,26 @@
 // call it makes; its description and GET /definitions name the tools in scope as TypeScript.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp } from '../helpers/app.ts'
 import { fixtureTool } from '../helpers/tools.ts'
+import { bearer, configFolder, keysYaml } from '../helpers/keys.ts'
 
 type TestContext = Parameters<typeof buildTestApp>[0]
 
 const FULL = 'full-key-code-0123456789ab'
 const LIMITED = 'limited-key-code-012345678'
-const sha256 = (key: string): string => createHash('sha256').update(key).digest('hex')
-const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` })
 
 /** A gateway with code mode, the built-in tools, keys `full` and `limited` (toolsets code and file), 20 files. */
 async function codeGateway (t: TestContext, env: Record<string, string> = {}) {
-  const first = await buildTestApp(t)
-  await first.app.close()
-  const config = join(first.dir, 'gateway.yaml')
-  await writeFile(config, [
-    'auth:',
-    '  keys:',
-    `    - { name: full, sha256: ${sha256(FULL)} }`,
-    `    - { name: limited, sha256: ${sha256(LIMITED)}, toolsets: [code, file] }`,
-    'trust:',
-    '  approval: [guarded]',
-    ''
-  ].join('\n'))
-  // Its own folder, removed once the app is closed (the first app's folder goes before that).
-  const auditDir = await mkdtemp(join(tmpdir(), 'code-audit-'))
-  const audit = join(auditDir, 'audit.log')
+  const { dir, file: config } = await configFolder(t, keysYaml([
+    { name: 'full', key: FULL },
+    { name: 'limited', key: LIMITED, toolsets: ['code', 'file'] }
+  ], ['trust:', '  approval: [guarded]']))
+  const audit = join(dir, 'audit.log')
   const built = await buildTestApp(t, { GATEWAY_CONFIG: config, CODE_MODE: 'true', AUDIT_FILE: audit, AUTH_FAILURE_MAX: '1000', ...env }, { builtins: true })
-  t.after(async () => {
-    await built.app.close()
-    await rm(auditDir, { recursive: true, force: true })
-  })
   const workspace = built.config.workspaceRoot
   await mkdir(join(workspace, 'notes'), { recursive: true })
   for (let i = 1; i <= 20; i++) {

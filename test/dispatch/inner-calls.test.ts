@@ -3,9 +3,7 @@
 // deadline within the outer one's, a child span, the metrics and an audit line `via: inner`.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { InnerCallResult, ToolContext } from '../../src/registry/types.ts'
@@ -13,13 +11,12 @@ import { toolResult } from '../../src/registry/tool-result.ts'
 import { buildTestApp } from '../helpers/app.ts'
 import { fixtureTool } from '../helpers/tools.ts'
 import { memoryTracer } from '../helpers/tracing.ts'
+import { bearer, configFolder, keysYaml } from '../helpers/keys.ts'
 
 type TestContext = Parameters<typeof buildTestApp>[0]
 
 const FULL = 'full-key-inner-0123456789'
 const LIMITED = 'limited-key-inner-01234567'
-const sha256 = (key: string): string => createHash('sha256').update(key).digest('hex')
-const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` })
 
 interface Planned { name: string, args: unknown }
 
@@ -29,25 +26,13 @@ interface Planned { name: string, args: unknown }
  * for it to call.
  */
 async function innerGateway (t: TestContext, env: Record<string, string> = {}) {
-  const dir = await mkdtemp(join(tmpdir(), 'inner-calls-'))
-  const config = join(dir, 'gateway.yaml')
-  await writeFile(config, [
-    'auth:',
-    '  keys:',
-    `    - { name: full, sha256: ${sha256(FULL)} }`,
-    `    - { name: limited, sha256: ${sha256(LIMITED)}, toolsets: [caller, open] }`,
-    'trust:',
-    '  approval: [guarded]',
-    ''
-  ].join('\n'))
+  const { dir, file: config } = await configFolder(t, keysYaml([
+    { name: 'full', key: FULL },
+    { name: 'limited', key: LIMITED, toolsets: ['caller', 'open'] }
+  ], ['trust:', '  approval: [guarded]']))
   const audit = join(dir, 'audit.log')
   const memory = memoryTracer()
   const built = await buildTestApp(t, { GATEWAY_CONFIG: config, AUDIT_FILE: audit, AUTH_FAILURE_MAX: '1000', ...env }, { tracer: memory.tracer })
-  // Removed once the app (and its audit file) is closed.
-  t.after(async () => {
-    await built.app.close()
-    await rm(dir, { recursive: true, force: true })
-  })
   const { registry } = built.app.gateway
   const seen: Array<{ tool: string, ctx: ToolContext }> = []
   registry.register(fixtureTool('relay', {

@@ -2,12 +2,9 @@
 // text/plain, with its own ETag and token count; the caller's scope, selection and ranking apply.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { buildTestApp } from '../helpers/app.ts'
 import { fixtureTool } from '../helpers/tools.ts'
+import { bearer, configFolder, keysYaml } from '../helpers/keys.ts'
 import { typescriptDeclarations } from '../../src/definitions/formats/typescript.ts'
 import { typescriptPayload } from '../../src/definitions/variants.ts'
 import { payloadTokens } from '../../src/definitions/token-count.ts'
@@ -15,8 +12,6 @@ import type { OpenAIFunctionTool } from '../../src/definitions/formats/shapes.ts
 
 const OPERATOR_KEY = 'operator-key-0c1d2e3f'
 const LIMITED_KEY = 'limited-key-4a5b6c7d'
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')
-const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 
 async function withTools (t: Parameters<typeof buildTestApp>[0], env: Record<string, string> = {}) {
   const built = await buildTestApp(t, env)
@@ -52,16 +47,8 @@ test('format=typescript declares the tools of the default answer, as text/plain'
 })
 
 test('a key limited to toolsets gets the declarations of its own tools only', async (t) => {
-  const folder = await mkdtemp(join(tmpdir(), 'gw-ts-keys-'))
-  t.after(() => rm(folder, { recursive: true, force: true }))
-  await writeFile(join(folder, 'gateway.yaml'), [
-    'auth:',
-    '  keys:',
-    `    - { name: operator, sha256: ${sha256(OPERATOR_KEY)} }`,
-    `    - { name: limited, sha256: ${sha256(LIMITED_KEY)}, toolsets: [x] }`,
-    ''
-  ].join('\n'))
-  const { app } = await buildTestApp(t, { GATEWAY_CONFIG: join(folder, 'gateway.yaml') })
+  const { file } = await configFolder(t, keysYaml([{ name: 'operator', key: OPERATOR_KEY }, { name: 'limited', key: LIMITED_KEY, toolsets: ['x'] }]))
+  const { app } = await buildTestApp(t, { GATEWAY_CONFIG: file })
   app.gateway.registry.register(fixtureTool('alpha', { toolset: 'x' }))
   app.gateway.registry.register(fixtureTool('beta_payroll', { toolset: 'y' }))
   const limited = await app.inject({ url: '/definitions?format=typescript', headers: bearer(LIMITED_KEY) })
