@@ -38,6 +38,8 @@ export const SYSTEM_TESTS = [
   // Third-party clients as processes.
   'test/auth/mcp-remote.test.ts', // mcp-remote, as Claude Desktop runs it
   'test/mcp-server/conformance.test.ts', // the official MCP conformance suite
+  // A real browser: Debian's chromium (installed when missing) driven by playwright-core.
+  'test/console/**', // the operator console (issue 32): its views, keyboard, axe-core, CSP
   // Stdio MCP servers killed, hung and restarted.
   'test/mcp-client/connection.test.ts'
 ]
