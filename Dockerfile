@@ -45,6 +45,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The operator console's pages (GET /console): plain ES modules served as they are, no build step.
+COPY console ./console
 # bubblewrap confines the terminal tool's commands (README, "The terminal and its sandbox") where the
 # container runtime lets an unprivileged user create namespaces (podman, Kubernetes with user
 # namespaces); under Docker's default seccomp profile it cannot, and GET /tools says the terminal is

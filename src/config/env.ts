@@ -82,6 +82,7 @@ export const ENV_VARIABLES: Readonly<Record<string, readonly [string, Kind]>> = 
   OAUTH_ADMIN_SCOPE: ['auth.oauth.adminScope', 'string'],
   OAUTH_CLIENT_ID: ['auth.oauth.client.id', 'string'],
   OAUTH_CLIENT_SECRET: ['auth.oauth.client.secret', 'string'],
+  OAUTH_CONSOLE_CLIENT_ID: ['auth.oauth.consoleClientId', 'string'],
   GATEWAY_ENABLE_TERMINAL: ['terminal.enabled', 'boolean'],
   TERMINAL_SANDBOX: ['terminal.sandbox', 'string'],
   TERMINAL_MAX_MEMORY_BYTES: ['terminal.limits.memoryBytes', 'integer'],

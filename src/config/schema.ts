@@ -34,6 +34,7 @@ export const OAuthSchema = Type.Object({
     default: {},
     description: 'Claims of an access token (a string or a list of strings, such as `groups`), their values mapped to toolsets: `{"groups": {"eng": ["file", "web"]}}`.'
   }),
+  consoleClientId: Type.Optional(Type.String({ minLength: 1, description: 'The public client (authorization code with PKCE, redirect URI `<gateway origin>/console/`) registered at the provider for the operator console (OAUTH_CONSOLE_CLIENT_ID); without it the console signs in with API keys only.' })),
   adminScope: Type.Optional(Type.String({ minLength: 1, description: 'A token whose scopes include this one is an operator (OAUTH_ADMIN_SCOPE): it may use the admin routes, such as approving a held tool.' })),
   principalClaim: Type.String({ minLength: 1, default: 'sub', description: 'The claim that names the caller; the principal is `user:<its value>`.' }),
   clockSkewSeconds: Type.Integer({ minimum: 0, maximum: 300, default: 30, description: 'Tolerance of exp and nbf against this machine\'s clock.' }),
