@@ -211,15 +211,23 @@ export class TrustBook extends EventEmitter {
     this.emit('changed')
   }
 
-  /** Another replica's approval: the version moved, so the pins are read again. */
+  /**
+   * Another replica's approval: the version moved, so the pins are read again. Pins once read stay
+   * what tools are judged by when a later read fails (the store went away between the version and
+   * the pins): they were trusted, and a tool they do not cover is held anyway, since it cannot be
+   * pinned while the store is away. Only pins never read hold everything.
+   */
   async #follow (): Promise<void> {
     if (this.#loadError !== undefined) return await this.#reload()
+    let version: string | null
     try {
-      const version = (await this.#store.version?.()) ?? null
+      version = (await this.#store.version?.()) ?? null
       if (version === this.#version) return
+      this.#pins = await this.#store.load()
     } catch {
       return
     }
-    await this.#reload()
+    this.#version = version
+    this.emit('changed')
   }
 }
