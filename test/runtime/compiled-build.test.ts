@@ -3,7 +3,8 @@
 // `.js`, and TypeScript 6.0 leaves some as they were (a dynamic import inside an `export default`
 // expression): the build then fails only when that import runs, REDIS_URL set for instance. So the
 // emitted files are searched for a relative `.ts` specifier, and the compiled server is run with
-// every lazily loaded part of the edge in use: Redis, API keys, a rate limit, an Idempotency-Key.
+// every lazily loaded part of the edge in use: Redis, API keys, a rate limit, an Idempotency-Key,
+// and code mode (a worker thread and QuickJS's WebAssembly).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
@@ -40,7 +41,8 @@ test('the compiled build has no .ts specifier left and serves with Redis, keys, 
     WORKSPACE_ROOT: join(app, 'workspace'),
     GATEWAY_CONFIG: join(app, 'gw.yaml'),
     REDIS_URL: redis.url,
-    RATE_LIMIT_MAX: '100'
+    RATE_LIMIT_MAX: '100',
+    CODE_MODE: 'true'
   }, join(app, 'dist', 'src', 'server.js'))
   const base = `http://127.0.0.1:${await listeningPort(server)}`
   const ready = await (await fetch(`${base}/readyz`)).json() as { redis?: { connected: boolean } }
@@ -55,5 +57,14 @@ test('the compiled build has no .ts specifier left and serves with Redis, keys, 
   const again = await write()
   assert.equal(again.status, 200)
   assert.equal(again.headers.get('idempotent-replayed'), 'true')
+  // Code mode's sandbox runs its worker and QuickJS's WebAssembly from the build too.
+  const script = await fetch(`${base}/dispatch/execute_code`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer key-a', 'content-type': 'application/json' },
+    body: JSON.stringify({ code: 'const file = await tools.read_file({ path: "a.txt" }); return file.content' })
+  })
+  const answer = await script.json() as { status: string, content: string }
+  assert.equal(answer.status, 'ok', answer.content)
+  assert.match(JSON.parse(answer.content).result, /hello/)
   assert.equal(server.stderr(), '')
 })
