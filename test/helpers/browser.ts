@@ -30,6 +30,12 @@ export interface BrowserPage {
   page: Page
   /** Console errors, uncaught page errors and securitypolicyviolation events, in order. */
   problems: string[]
+  /**
+   * Answers of status 400 or more the page received (`<status> <method> <path>`), in order: the
+   * browser logs each as a console error, which `problems` leaves out, so that a test can tell an
+   * expected refusal (a limited key's 403) from a page that asks for what is not there.
+   */
+  failed: string[]
   /** Saves a full-page PNG named `name` in the artifacts folder; returns its path. */
   screenshot: (name: string) => Promise<string>
 }
@@ -54,13 +60,21 @@ export async function launchBrowser (t: TestContext): Promise<Browser> {
 }
 
 /** Records what the page reports as wrong: console errors, uncaught errors, CSP violations. */
-async function watchProblems (context: BrowserContext, page: Page, problems: string[]): Promise<void> {
+async function watchProblems (context: BrowserContext, page: Page, problems: string[], failed: string[]): Promise<void> {
   await context.exposeBinding('__reportProblem', (_source, text: string) => { problems.push(text) })
   // A string: the page's DOM types are not this project's (no "dom" lib).
   await context.addInitScript(`document.addEventListener('securitypolicyviolation', (event) => {
     globalThis.__reportProblem('CSP violation: ' + event.violatedDirective + ' blocked ' + (event.blockedURI || 'inline') + ' (' + event.sourceFile + ':' + event.lineNumber + ')')
   })`)
-  page.on('console', (message) => { if (message.type() === 'error') problems.push(`console error: ${message.text()} (${message.location().url})`) })
+  page.on('console', (message) => {
+    if (message.type() !== 'error' || message.text().startsWith('Failed to load resource:')) return
+    problems.push(`console error: ${message.text()} (${message.location().url})`)
+  })
+  page.on('response', (response) => {
+    if (response.status() < 400) return
+    const url = new URL(response.url())
+    failed.push(`${response.status()} ${response.request().method()} ${url.pathname}${url.search}`)
+  })
   page.on('pageerror', (error) => { problems.push(`page error: ${error.message}`) })
 }
 
@@ -74,7 +88,8 @@ export async function openPage (t: TestContext, options: { browser?: Browser, fo
   t.after(() => context.close())
   const page = await context.newPage()
   const problems: string[] = []
-  await watchProblems(context, page, problems)
+  const failed: string[] = []
+  await watchProblems(context, page, problems, failed)
   const dir = artifactsDir(options.folder ?? 'browser')
   const screenshot = async (name: string): Promise<string> => {
     await mkdir(dir, { recursive: true })
@@ -82,7 +97,7 @@ export async function openPage (t: TestContext, options: { browser?: Browser, fo
     await page.screenshot({ path, fullPage: true })
     return path
   }
-  return { browser, context, page, problems, screenshot }
+  return { browser, context, page, problems, failed, screenshot }
 }
 
 let axeSource: Promise<string> | undefined

@@ -1,0 +1,138 @@
+// The operator console (issue 32) in Debian's chromium: every view renders its heading with no
+// serious or critical axe-core violation and nothing refused by its CSP, screenshots of each kept;
+// a refused key says so; every control is reached by Tab and has an accessible name; a key limited to
+// the toolset `file` sees only its tools and none of the operator's views.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { Page } from 'playwright-core'
+import { axeViolations, launchBrowser, openPage } from '../helpers/browser.ts'
+import { consoleGateway, heading, LIMITED, openView, OPERATOR, signInWithKey, unexpected, VIEWS } from './helpers.ts'
+
+const FOLDER = 'console'
+
+async function noSeriousViolations (page: Page, where: string): Promise<void> {
+  const violations = await axeViolations(page)
+  assert.deepEqual(violations, [], `axe-core on ${where}: ${JSON.stringify(violations, null, 1)}`)
+}
+
+test('each view, signed in with the operator key: its heading, no serious axe-core violation, nothing refused by the CSP; screenshots kept', async (t) => {
+  const gateway = await consoleGateway(t)
+  const browser = await launchBrowser(t)
+  const { page, problems, failed, screenshot } = await openPage(t, { browser, folder: FOLDER })
+
+  await page.goto(`${gateway.base}/console/`)
+  await heading(page, 'Sign in')
+  await noSeriousViolations(page, 'the sign-in view')
+  await screenshot('sign-in')
+  await page.getByLabel('API key', { exact: true }).fill('not-a-key-of-this-gateway')
+  await page.getByRole('button', { name: 'Use key' }).click()
+  await page.getByRole('alert').filter({ hasText: 'The key was refused' }).waitFor({ timeout: 10_000 })
+  const refused = unexpected(failed)
+  assert.ok(refused.length > 0 && refused.every((line) => line.startsWith('401 ')), `the refused key's answers: ${refused.join(', ')}`)
+  failed.length = 0
+
+  await page.getByLabel('API key', { exact: true }).fill(OPERATOR)
+  await page.getByRole('button', { name: 'Use key' }).click()
+  await heading(page, 'Tools')
+  for (const view of VIEWS) {
+    await openView(page, view)
+    assert.match(page.url(), new RegExp(`${view.route}$`))
+    // The view's data in place, not its loading notice.
+    await page.waitForLoadState('networkidle')
+    await noSeriousViolations(page, view.h1)
+    await screenshot(view.route.slice(2))
+  }
+  await page.getByRole('button', { name: 'Sign out' }).waitFor()
+  assert.deepEqual(problems, [], 'no console error nor CSP violation on any view')
+  assert.deepEqual(unexpected(failed), [], 'no request of the operator\'s views refused or failed')
+
+  const phone = await openPage(t, { browser, folder: FOLDER, viewport: { width: 390, height: 844 } })
+  await signInWithKey(phone.page, gateway.base, OPERATOR)
+  await phone.page.waitForLoadState('networkidle')
+  await noSeriousViolations(phone.page, 'Tools on a phone')
+  await phone.screenshot('tools-phone')
+  assert.deepEqual(phone.problems, [])
+  assert.deepEqual(unexpected(phone.failed), [])
+})
+
+/** What has focus: a description, whether it is in the nav, and its accessible name as computed here. */
+async function focused (page: Page): Promise<{ what: string, name: string, inNav: boolean } | undefined> {
+  return await page.evaluate(() => {
+    const doc = (globalThis as any).document
+    const el = doc.activeElement
+    if (el === null || el === doc.body) return undefined
+    const text = (node: any): string => (node?.textContent ?? '').trim()
+    const labelledBy = (el.getAttribute('aria-labelledby') ?? '').split(/\s+/).filter(Boolean).map((id: string) => text(doc.getElementById(id))).join(' ')
+    const labels = [...(el.labels ?? [])].map(text).join(' ')
+    const own = ['button', 'a', 'summary'].includes(el.localName) ? text(el) : ''
+    const value = el.localName === 'input' && ['submit', 'button', 'reset'].includes(el.type) ? el.value : ''
+    const name = (el.getAttribute('aria-label') ?? '').trim() || labelledBy.trim() || labels.trim() || own || value || (el.getAttribute('title') ?? '').trim()
+    const what = `${el.localName}${el.id ? '#' + String(el.id) : ''}${el.getAttribute('href') ? `[href=${String(el.getAttribute('href'))}]` : ''}`
+    return { what, name, inNav: el.closest('nav') !== null }
+  })
+}
+
+/** Tabs from where focus is until an element comes round again; every element focused on the way. */
+async function tabThrough (page: Page, limit = 200): Promise<Array<{ what: string, name: string, inNav: boolean }>> {
+  const seen: Array<{ what: string, name: string, inNav: boolean }> = []
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab')
+    // Past the last element focus leaves the page (the body is active); the next Tab comes back to the first.
+    const again = await page.evaluate(() => {
+      const el = (globalThis as any).document.activeElement
+      if (el === null || el.localName === 'body') return undefined
+      if (el.dataset.tabSeen === '1') return true
+      el.dataset.tabSeen = '1'
+      return false
+    })
+    if (again === true) break
+    if (again === undefined) continue
+    seen.push(await focused(page) as { what: string, name: string, inNav: boolean })
+  }
+  await page.evaluate(() => { for (const el of (globalThis as any).document.querySelectorAll('[data-tab-seen]')) delete el.dataset.tabSeen })
+  return seen
+}
+
+test('keyboard: Tab reaches every nav link and each control of each view, and each has an accessible name', async (t) => {
+  const gateway = await consoleGateway(t)
+  const { page } = await openPage(t, { folder: FOLDER })
+  await signInWithKey(page, gateway.base, OPERATOR)
+  for (const view of VIEWS) {
+    await openView(page, view)
+    await page.waitForLoadState('networkidle')
+    const reached = await tabThrough(page)
+    const unnamed = reached.filter((element) => element.name === '')
+    assert.deepEqual(unnamed, [], `on ${view.h1}, focusable with no accessible name`)
+    const navNames = reached.filter((element) => element.inNav).map((element) => element.name)
+    assert.deepEqual(navNames, VIEWS.map((v) => v.link), `on ${view.h1}, the nav links in Tab order`)
+    assert.ok(reached.some((element) => element.name === 'Sign out'), `on ${view.h1}, Sign out reached by Tab`)
+  }
+  // The Tools view's own controls, reached by Tab: the toolset and the filter.
+  await openView(page, VIEWS[0])
+  const names = (await tabThrough(page)).map((element) => element.name)
+  for (const name of ['Toolset', 'Filter']) assert.ok(names.includes(name), `${name} reached by Tab in Tools: ${names.join(', ')}`)
+})
+
+test('a key limited to the toolset file sees only the file tools, no operator view, and no MCP server', async (t) => {
+  const gateway = await consoleGateway(t)
+  const { page, problems, failed, screenshot } = await openPage(t, { folder: FOLDER })
+  await signInWithKey(page, gateway.base, LIMITED)
+  const nav = page.getByRole('navigation', { name: 'Console' })
+  const links = await nav.getByRole('link').allInnerTexts()
+  assert.deepEqual(links.map((text) => text.trim()), VIEWS.filter((view) => !view.operator).map((view) => view.link))
+
+  const table = page.getByRole('table')
+  await table.getByRole('link', { name: 'read_file', exact: true }).waitFor({ timeout: 10_000 })
+  const tools = (await table.getByRole('link').allInnerTexts()).map((text) => text.trim()).sort()
+  assert.deepEqual(tools, ['patch', 'read_file', 'search_files', 'write_file'])
+  await screenshot('tools-limited')
+
+  await openView(page, VIEWS[1])
+  await page.waitForLoadState('networkidle')
+  const main = await page.getByRole('main').innerText()
+  assert.doesNotMatch(main, /\bup\b/, 'the upstream "up" is not shown to a key that cannot use it')
+  await screenshot('servers-limited')
+  assert.deepEqual(problems, [])
+  // Only the operator's routes refuse it (the console asks one to know whether it is an operator).
+  assert.deepEqual(unexpected(failed, /^403 GET \/admin\//), [])
+})
