@@ -10,7 +10,7 @@ function slotTimes (history, length) {
   const end = typeof history.end === 'number' ? (history.end < 1e12 ? history.end * 1000 : history.end) : Date.parse(history.end)
   const step = (history.stepSeconds ?? 1) * 1000
   const base = Number.isNaN(end) ? Date.now() : end
-  return Array.from({ length }, (_, index) => new Date(base - (length - index) * step))
+  return Array.from({ length }, (_, index) => new Date(base - (length - 1 - index) * step))
 }
 
 const clock = (date) => date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' })
