@@ -62,6 +62,10 @@ test('read_file run from its form: the result shows ok and the file; the call is
   }
   // Refreshed every 5 s: within two periods the charts say something else.
   await eventually(async () => JSON.stringify(await chartLabels(page)) !== JSON.stringify(before), 'a chart\'s aria-label changed', 12_000)
+  assert.match((await chartLabels(page)).join('\n'), /p50 \d/, 'the latency chart says its latest p50')
+  // One tool's charts: their labels name it.
+  await page.getByLabel('Tool', { exact: true }).selectOption('read_file')
+  await eventually(async () => (await chartLabels(page)).every((label) => label.includes('read_file')), 'the charts of read_file', 10_000)
   await screenshot('charts-after-calls')
   assert.deepEqual(problems, [], 'no console error nor CSP violation')
   assert.deepEqual(unexpected(failed), [], 'no request refused or failed')

@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
 import { axeViolations, launchBrowser, openPage } from '../helpers/browser.ts'
-import { consoleGateway, heading, LIMITED, openView, OPERATOR, signInWithKey, unexpected, VIEWS } from './helpers.ts'
+import { consoleGateway, ECHO, eventually, heading, LIMITED, LOOKUP, openView, OPERATOR, signInWithKey, unexpected, VIEWS } from './helpers.ts'
 
 const FOLDER = 'console'
 
@@ -34,11 +34,16 @@ test('each view, signed in with the operator key: its heading, no serious axe-co
   await page.getByLabel('API key', { exact: true }).fill(OPERATOR)
   await page.getByRole('button', { name: 'Use key' }).click()
   await heading(page, 'Tools')
+  // What the limited key's test must not see is there for the operator.
+  for (const tool of ['read_file', 'web_search', 'terminal', ECHO, LOOKUP]) {
+    await page.getByRole('table').getByRole('link', { name: tool, exact: true }).waitFor({ timeout: 10_000 })
+  }
   for (const view of VIEWS) {
     await openView(page, view)
     assert.match(page.url(), new RegExp(`${view.route}$`))
     // The view's data in place, not its loading notice.
     await page.waitForLoadState('networkidle')
+    if (view.h1 === 'MCP servers') assert.match(await page.getByRole('main').innerText(), /\bup\b\s+http\s+connected/)
     await noSeriousViolations(page, view.h1)
     await screenshot(view.route.slice(2))
   }
@@ -135,4 +140,28 @@ test('a key limited to the toolset file sees only the file tools, no operator vi
   assert.deepEqual(problems, [])
   // Only the operator's routes refuse it (the console asks one to know whether it is an operator).
   assert.deepEqual(unexpected(failed, /^403 GET \/admin\//), [])
+})
+
+test('Tools: the Toolset select and the Filter narrow the table; a row leads to the tool\'s page', async (t) => {
+  const gateway = await consoleGateway(t)
+  const { page, problems } = await openPage(t, { folder: FOLDER })
+  await signInWithKey(page, gateway.base, OPERATOR)
+  const table = page.getByRole('table')
+  const links = async (): Promise<string[]> => (await table.getByRole('link').allInnerTexts()).map((text) => text.trim()).sort()
+  await table.getByRole('link', { name: ECHO, exact: true }).waitFor({ timeout: 10_000 })
+  assert.ok(await table.locator('caption').count() === 1 && (await table.locator('caption').innerText()).trim() !== '', 'the table has a caption')
+
+  await page.getByLabel('Toolset', { exact: true }).selectOption('mcp-up')
+  await eventually(async () => JSON.stringify(await links()) === JSON.stringify([ECHO, LOOKUP]), 'the toolset mcp-up alone', 5_000)
+  await page.getByLabel('Filter', { exact: true }).fill('echo')
+  await eventually(async () => JSON.stringify(await links()) === JSON.stringify([ECHO]), 'the filter on echo', 5_000)
+  await table.getByRole('link', { name: ECHO, exact: true }).click()
+  await heading(page, ECHO)
+  assert.match(page.url(), new RegExp(`#/tools/${ECHO}$`))
+  await page.getByLabel(/^text\b/).fill('said back')
+  await page.getByRole('button', { name: 'Run', exact: true }).click()
+  const result = page.getByRole('region', { name: 'Result' })
+  await result.getByText('said back').waitFor({ timeout: 10_000 })
+  assert.match(await result.innerText(), /\bok\b/, 'the MCP upstream\'s tool run from its form')
+  assert.deepEqual(problems, [])
 })
