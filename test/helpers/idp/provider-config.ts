@@ -102,6 +102,7 @@ export function providerConfiguration (state: IdpState): Record<string, unknown>
       ctx.type = 'application/json'
       ctx.body = out
     },
-    clientBasedCORS: () => false
+    // Cross-origin calls only from the origins a test names (a browser app's page, e.g. the console).
+    clientBasedCORS: (_ctx: unknown, origin: string) => state.corsOrigins.has(origin)
   }
 }

@@ -35,6 +35,8 @@ export interface IdentityProviderOptions {
   alg?: SigningAlg
   /** Bound on listening; default 5 000 ms. */
   startupTimeoutMs?: number
+  /** Web origins whose pages may call the token endpoint (CORS), as a browser app does; default none. */
+  corsOrigins?: readonly string[]
 }
 
 export interface ClientCredentials { readonly id: string, readonly secret: string }
@@ -55,6 +57,8 @@ export interface IdpState {
   readonly agentClient: ClientCredentials
   /** Errors oidc-provider answered 500 for, and failures of the automatic interaction. */
   readonly serverErrors: Error[]
+  /** Origins allowed cross-origin requests (the console's page exchanging its code). */
+  readonly corsOrigins: ReadonlySet<string>
 }
 
 export const DEFAULT_SCOPES = ['tools:file', 'tools:web', 'tools:all'] as const
@@ -83,7 +87,8 @@ export function createState (options: IdentityProviderOptions, keys: SigningKey[
     // Random secrets: a test reads them from the harness instead of hard-coding one.
     gatewayClient: { id: 'gateway', secret: randomBytes(24).toString('base64url') },
     agentClient: { id: 'agent', secret: randomBytes(24).toString('base64url') },
-    serverErrors: []
+    serverErrors: [],
+    corsOrigins: new Set(options.corsOrigins ?? [])
   }
 }
 
