@@ -49,6 +49,10 @@ test('read_file run from its form: the result shows ok and the file; the call is
   await fetch(`${gateway.base}/dispatch/search_files`, { method: 'POST', headers: { ...bearer(OPERATOR), 'content-type': 'application/json' }, body: JSON.stringify({ pattern: 'milk' }) })
   await page.getByRole('button', { name: 'Refresh', exact: true }).click()
   await eventually(async () => (await rows(page)).some((cells) => cells.includes('search_files')), 'the new call after Refresh', 5_000)
+  // Read again every 5 s by itself.
+  const shown = (await rows(page)).length
+  await fetch(`${gateway.base}/dispatch/read_file`, { method: 'POST', headers: { ...bearer(OPERATOR), 'content-type': 'application/json' }, body: JSON.stringify({ path: 'notes.txt' }) })
+  await eventually(async () => (await rows(page)).length > shown, 'the next call shown without Refresh', 12_000)
   await screenshot('calls-after-run')
 
   await openView(page, view('Charts'))
@@ -110,4 +114,30 @@ test('a held call and a held definition approved from Approvals and pins: the ca
   await screenshot('approvals-done')
   assert.deepEqual(problems, [], 'no console error nor CSP violation')
   assert.deepEqual(unexpected(failed), [], 'no request refused or failed')
+})
+
+test('a held call denied from Approvals and pins with a reason: it ends blocked, saying why, and never runs', async (t) => {
+  const gateway = await consoleGateway(t)
+  const args = { path: 'denied.txt', content: 'never written' }
+  const asked = await fetch(`${gateway.base}/dispatch/${GATED}`, { method: 'POST', headers: { ...bearer(LIMITED), 'content-type': 'application/json' }, body: JSON.stringify(args) })
+  assert.equal(asked.status, 202)
+  const { callId } = await asked.json() as { callId: string }
+
+  const { page, problems, failed } = await openPage(t, { folder: FOLDER })
+  page.on('dialog', (dialog) => { dialog.accept().catch(() => {}) })
+  await signInWithKey(page, gateway.base, OPERATOR)
+  await openView(page, view('Approvals and pins'))
+  const deny = page.getByRole('button', { name: new RegExp(`^Deny ${GATED} call`) })
+  await deny.waitFor({ timeout: 10_000 })
+  await page.getByLabel(/^Reason/).fill('not on a Friday')
+  await deny.click()
+  const done = await fetch(`${gateway.base}/calls/${callId}?wait=10`, { headers: bearer(LIMITED) })
+  assert.equal(done.status, 200)
+  const envelope = await done.json() as { status: string, content: string }
+  assert.equal(envelope.status, 'blocked')
+  assert.match(envelope.content, /not on a Friday/)
+  await assert.rejects(readFile(join(gateway.workspace, args.path)), { code: 'ENOENT' })
+  await eventually(async () => await deny.count() === 0, 'the denied call gone from the page', 10_000)
+  assert.deepEqual(problems, [])
+  assert.deepEqual(unexpected(failed), [])
 })

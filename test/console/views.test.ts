@@ -140,6 +140,12 @@ test('a key limited to the toolset file sees only the file tools, no operator vi
   assert.deepEqual(problems, [])
   // Only the operator's routes refuse it (the console asks one to know whether it is an operator).
   assert.deepEqual(unexpected(failed, /^403 GET \/admin\//), [])
+
+  // Signed out, the key is forgotten: a reload asks again.
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+  await heading(page, 'Sign in')
+  await page.reload()
+  await heading(page, 'Sign in')
 })
 
 test('Tools: the Toolset select and the Filter narrow the table; a row leads to the tool\'s page', async (t) => {
