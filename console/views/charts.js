@@ -39,9 +39,12 @@ function charts (history, name) {
     lineChart({ id: 'chart-errors', title: 'Errors per second', series: [{ name: 'errors/s', values: errors }], times: span, label: `Errors per second, ${who}: latest ${formatNumber(latest(errors))}` }),
     lineChart({ id: 'chart-latency', title: 'Latency p50 and p99 (ms)', unit: ' ms', series: [{ name: 'p50', values: p50 }, { name: 'p99', values: p99 }], times: span, label: `Latency p50 and p99 (ms), ${who}: latest p50 ${formatNumber(latest(p50))}, p99 ${formatNumber(latest(p99))}` })
   ]
-  const rows = times.map((time, index) => [clock(time), formatNumber(calls[index]), formatNumber(errors[index]), formatNumber(p50[index]), formatNumber(p99[index])]).reverse()
+  const rows = times.map((time, index) => [clock(time), formatNumber(calls[index]), formatNumber(errors[index]), formatNumber(p50[index]), formatNumber(p99[index])])
+    .filter((_, index) => calls[index] > 0 || errors[index] > 0).reverse()
   const data = h('details', { class: 'chart-data' }, h('summary', null, 'Data table'),
-    table(`Data of ${who}, newest first, per ${step} s slot`, ['Slot end', 'Calls/s', 'Errors/s', 'p50 (ms)', 'p99 (ms)'], rows))
+    rows.length === 0
+      ? h('p', null, `No calls of ${who} in the last ${Math.round((times.length * step) / 60)} minutes.`)
+      : table(`Data of ${who}, newest first, per ${step} s slot (slots without calls left out)`, ['Slot end', 'Calls/s', 'Errors/s', 'p50 (ms)', 'p99 (ms)'], rows))
   return [h('div', { class: 'charts' }, figures), data]
 }
 
