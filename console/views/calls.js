@@ -65,7 +65,7 @@ export function render (ctx) {
       (caller === '' || String(call.principal ?? '').toLowerCase().includes(caller)))
     syncStatusOptions(controls.status, state.calls)
     tbody.replaceChildren(...shown.map(rowOf))
-    count.textContent = `${shown.length} of ${state.calls.length} calls shown (newest first)`
+    count.textContent = state.calls.length === 0 ? 'No call recorded in the last day yet.' : `${shown.length} of ${state.calls.length} calls shown (newest first)`
   }
   const controls = filterControls(draw)
   const refresh = h('button', { type: 'button' }, 'Refresh')

@@ -53,11 +53,18 @@ export function render (ctx) {
   const select = h('select', { id: 'chart-tool' }, h('option', { value: '' }, 'All tools'))
   const area = h('div', { class: 'chart-area' })
   let history = null
+  let drawn = ''
   const draw = () => {
     if (history === null) return
+    // Nothing new (same series, same slots): the charts stay as they are, and so does the focus.
+    const key = JSON.stringify([select.value, history.end, select.value === '' ? history.total : history.tools?.[select.value]])
+    if (key === drawn) return
+    drawn = key
     const open = area.querySelector('details')?.open ?? false
+    const hadFocus = area.contains(document.activeElement)
     area.replaceChildren(...charts(history, select.value))
     if (open) area.querySelector('details').open = true
+    if (hadFocus) area.querySelector(open ? '.chart-data .table-wrap, .chart-data summary' : '.chart-data summary')?.focus()
   }
   const syncTools = () => {
     const known = new Set([...select.options].map((option) => option.value))
