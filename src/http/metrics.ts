@@ -2,6 +2,7 @@
 import fp from 'fastify-plugin'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { DispatchOutcome } from '../dispatch/call/outcome.ts'
+import { CallHistory } from './call-history.ts'
 
 export interface GatewayMetrics {
   registry: Registry
@@ -10,9 +11,11 @@ export interface GatewayMetrics {
   /** Counts a call out and records its outcome (none: the dispatch failed, a bug the log shows). */
   callEnded: (outcome: DispatchOutcome | undefined) => void
   definitionsServed: (status: number) => void
+  /** The last minutes of calls per tool, for the console's charts (GET /metrics/history). */
+  history: CallHistory
 }
 
-export function createMetrics (): GatewayMetrics {
+export function createMetrics (history: CallHistory = new CallHistory()): GatewayMetrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const calls = new Counter({
@@ -41,6 +44,7 @@ export function createMetrics (): GatewayMetrics {
   })
   return {
     registry,
+    history,
     callStarted () {
       inFlight.inc()
     },
@@ -51,6 +55,7 @@ export function createMetrics (): GatewayMetrics {
       const tool = outcome.status === 'not_found' ? '(unknown)' : outcome.tool
       calls.inc({ tool, status: outcome.status })
       duration.observe({ tool }, outcome.durationMs / 1000)
+      history.record(tool, outcome.status === 'ok', outcome.durationMs)
     },
     definitionsServed (status) {
       served.inc({ status: String(status) })
