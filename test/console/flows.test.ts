@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { axeViolations, openPage } from '../helpers/browser.ts'
 import { bearer } from '../helpers/keys.ts'
-import { consoleGateway, eventually, GATED, heading, holdLookup, LIMITED, LOOKUP, NOTE, openView, OPERATOR, signInWithKey, toolEntry, unexpected, VIEWS } from './helpers.ts'
+import { consoleGateway, eventually, GATED, heading, holdLookup, LIMITED, LOOKUP, NOTE, openView, OPERATOR, settled, signInWithKey, toolEntry, unexpected, VIEWS } from './helpers.ts'
 
 const FOLDER = 'console'
 const view = (h1: string): typeof VIEWS[number] => VIEWS.find((v) => v.h1 === h1) as typeof VIEWS[number]
@@ -53,10 +53,11 @@ test('read_file run from its form: the result shows ok and the file; the call is
   const shown = (await rows(page)).length
   await fetch(`${gateway.base}/dispatch/read_file`, { method: 'POST', headers: { ...bearer(OPERATOR), 'content-type': 'application/json' }, body: JSON.stringify({ path: 'notes.txt' }) })
   await eventually(async () => (await rows(page)).length > shown, 'the next call shown without Refresh', 12_000)
+  assert.deepEqual(await axeViolations(page), [], 'axe-core on Calls with calls in it')
   await screenshot('calls-after-run')
 
   await openView(page, view('Charts'))
-  await page.waitForLoadState('networkidle')
+  await settled(page)
   await page.locator('svg[role="img"]').first().waitFor({ timeout: 10_000 })
   const before = await chartLabels(page)
   assert.ok(before.length > 0 && before.every((label) => label !== ''), `each chart has an aria-label: ${JSON.stringify(before)}`)
@@ -70,6 +71,7 @@ test('read_file run from its form: the result shows ok and the file; the call is
   // One tool's charts: their labels name it.
   await page.getByLabel('Tool', { exact: true }).selectOption('read_file')
   await eventually(async () => (await chartLabels(page)).every((label) => label.includes('read_file')), 'the charts of read_file', 10_000)
+  assert.deepEqual(await axeViolations(page), [], 'axe-core on Charts with data')
   await screenshot('charts-after-calls')
   assert.deepEqual(problems, [], 'no console error nor CSP violation')
   assert.deepEqual(unexpected(failed), [], 'no request refused or failed')

@@ -109,6 +109,12 @@ export async function heading (page: Page, name: string | RegExp): Promise<void>
   await page.getByRole('heading', { level: 1, name, exact: typeof name === 'string' ? true : undefined }).waitFor({ timeout: 10_000 })
 }
 
+/** Waits until the view has its data: no request in flight, no "Loading…" notice left in main. */
+export async function settled (page: Page): Promise<void> {
+  await page.waitForLoadState('networkidle')
+  await page.getByRole('main').getByRole('status').filter({ hasText: /^Loading/ }).first().waitFor({ state: 'detached', timeout: 10_000 })
+}
+
 /** Opens the console and signs in with `key` (its sign-in view first); lands on Tools. */
 export async function signInWithKey (page: Page, base: string, key: string): Promise<void> {
   await page.goto(`${base}/console/`)
@@ -116,12 +122,14 @@ export async function signInWithKey (page: Page, base: string, key: string): Pro
   await page.getByLabel('API key', { exact: true }).fill(key)
   await page.getByRole('button', { name: 'Use key' }).click()
   await heading(page, 'Tools')
+  await settled(page)
 }
 
 /** Goes to `route` by following the nav's link `link`, then waits for the heading. */
 export async function openView (page: Page, view: { link: string, h1: string }): Promise<void> {
   await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: view.link, exact: true }).click()
   await heading(page, view.h1)
+  await settled(page)
 }
 
 /**

@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Page } from 'playwright-core'
 import { axeViolations, launchBrowser, openPage } from '../helpers/browser.ts'
-import { consoleGateway, ECHO, eventually, heading, LIMITED, LOOKUP, openView, OPERATOR, signInWithKey, unexpected, VIEWS } from './helpers.ts'
+import { consoleGateway, ECHO, eventually, heading, LIMITED, LOOKUP, NOTE, openView, OPERATOR, settled, signInWithKey, unexpected, VIEWS } from './helpers.ts'
 
 const FOLDER = 'console'
 
@@ -41,8 +41,6 @@ test('each view, signed in with the operator key: its heading, no serious axe-co
   for (const view of VIEWS) {
     await openView(page, view)
     assert.match(page.url(), new RegExp(`${view.route}$`))
-    // The view's data in place, not its loading notice.
-    await page.waitForLoadState('networkidle')
     if (view.h1 === 'MCP servers') assert.match(await page.getByRole('main').innerText(), /\bup\b\s+http\s+connected/)
     await noSeriousViolations(page, view.h1)
     await screenshot(view.route.slice(2))
@@ -53,7 +51,7 @@ test('each view, signed in with the operator key: its heading, no serious axe-co
 
   const phone = await openPage(t, { browser, folder: FOLDER, viewport: { width: 390, height: 844 } })
   await signInWithKey(phone.page, gateway.base, OPERATOR)
-  await phone.page.waitForLoadState('networkidle')
+  await settled(phone.page)
   await noSeriousViolations(phone.page, 'Tools on a phone')
   await phone.screenshot('tools-phone')
   assert.deepEqual(phone.problems, [])
@@ -104,7 +102,7 @@ test('keyboard: Tab reaches every nav link and each control of each view, and ea
   await signInWithKey(page, gateway.base, OPERATOR)
   for (const view of VIEWS) {
     await openView(page, view)
-    await page.waitForLoadState('networkidle')
+    await settled(page)
     const reached = await tabThrough(page)
     const unnamed = reached.filter((element) => element.name === '')
     assert.deepEqual(unnamed, [], `on ${view.h1}, focusable with no accessible name`)
@@ -116,6 +114,36 @@ test('keyboard: Tab reaches every nav link and each control of each view, and ea
   await openView(page, VIEWS[0])
   const names = (await tabThrough(page)).map((element) => element.name)
   for (const name of ['Toolset', 'Filter']) assert.ok(names.includes(name), `${name} reached by Tab in Tools: ${names.join(', ')}`)
+})
+
+/** Presses Tab until the element named `name` has focus (at most `limit` times). */
+async function tabTo (page: Page, name: string | RegExp, limit = 100): Promise<void> {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab')
+    const now = await focused(page)
+    if (now !== undefined && (typeof name === 'string' ? now.name === name : name.test(now.name))) return
+  }
+  throw new Error(`${String(name)} not reached by Tab`)
+}
+
+test('keyboard only: from the nav to read_file\'s page, its form filled and run with Enter', async (t) => {
+  const gateway = await consoleGateway(t)
+  const { page, problems } = await openPage(t, { folder: FOLDER })
+  await signInWithKey(page, gateway.base, OPERATOR)
+  await openView(page, VIEWS[2])
+  await tabTo(page, 'Tools')
+  await page.keyboard.press('Enter')
+  await heading(page, 'Tools')
+  await page.getByRole('table').getByRole('link', { name: 'read_file', exact: true }).waitFor({ timeout: 10_000 })
+  await tabTo(page, 'read_file')
+  await page.keyboard.press('Enter')
+  await heading(page, 'read_file')
+  await tabTo(page, /^path\b/)
+  await page.keyboard.type('notes.txt')
+  await tabTo(page, 'Run')
+  await page.keyboard.press('Enter')
+  await page.getByRole('region', { name: 'Result' }).getByText(NOTE, { exact: false }).waitFor({ timeout: 10_000 })
+  assert.deepEqual(problems, [])
 })
 
 test('a key limited to the toolset file sees only the file tools, no operator view, and no MCP server', async (t) => {
@@ -133,13 +161,24 @@ test('a key limited to the toolset file sees only the file tools, no operator vi
   await screenshot('tools-limited')
 
   await openView(page, VIEWS[1])
-  await page.waitForLoadState('networkidle')
+  await settled(page)
   const main = await page.getByRole('main').innerText()
   assert.doesNotMatch(main, /\bup\b/, 'the upstream "up" is not shown to a key that cannot use it')
   await screenshot('servers-limited')
   assert.deepEqual(problems, [])
   // Only the operator's routes refuse it (the console asks one to know whether it is an operator).
   assert.deepEqual(unexpected(failed, /^403 GET \/admin\//), [])
+  failed.length = 0
+
+  // Typed into the address bar: the operator's views say who may see them, and a tool outside its toolsets is not found.
+  for (const route of ['#/calls', '#/approvals']) {
+    await page.goto(`${gateway.base}/console/${route}`)
+    await page.getByRole('main').getByText(/Only operators see this page/).waitFor({ timeout: 10_000 })
+    assert.equal(await page.getByRole('main').locator('table, pre').count(), 0, `nothing of ${route} shown`)
+  }
+  await page.goto(`${gateway.base}/console/#/tools/terminal`)
+  await page.getByRole('main').getByText(/Not Found/).waitFor({ timeout: 10_000 })
+  assert.deepEqual(unexpected(failed, /^403 GET \/admin\//), ['404 GET /tools/terminal'])
 
   // Signed out, the key is forgotten: a reload asks again.
   await page.getByRole('button', { name: 'Sign out', exact: true }).click()
