@@ -71,6 +71,12 @@ test('read_file run from its form: the result shows ok and the file; the call is
   // One tool's charts: their labels name it.
   await page.getByLabel('Tool', { exact: true }).selectOption('read_file')
   await eventually(async () => (await chartLabels(page)).every((label) => label.includes('read_file')), 'the charts of read_file', 10_000)
+  // The same figures as a table, for those who cannot see the lines: read_file's calls in a slot.
+  await page.getByText('Data table', { exact: true }).click()
+  const data = page.getByRole('main').locator('.chart-data table tbody tr')
+  await data.first().waitFor({ timeout: 10_000 })
+  const figures = await data.first().evaluate((tr: any) => [...tr.cells].map((cell: any) => String(cell.textContent).trim()))
+  assert.ok(Number(figures[1]) > 0, `calls/s in the newest slot with calls: ${figures.join(' | ')}`)
   assert.deepEqual(await axeViolations(page), [], 'axe-core on Charts with data')
   await screenshot('charts-after-calls')
   assert.deepEqual(problems, [], 'no console error nor CSP violation')
