@@ -130,6 +130,13 @@ async function probe (base, runtime, workspace, logs) {
   if (discovery === undefined) step('warning: no "tool discovery done" log line found')
   else check(discovery.skipped === 0, `tool discovery skipped ${discovery.skipped} module(s) in the compiled build; see the server log`)
 
+  // The console's page and the vendored OAuth client, found from dist/ and node_modules of the runtime.
+  for (const path of ['/console/', '/console/vendor/oauth4webapi.js']) {
+    const page = await request(base, path)
+    check(page.status === 200, `GET ${path} answered ${page.status}: ${page.text.slice(0, 300)}`)
+  }
+  step('GET /console/ and its vendored OAuth client: 200')
+
   const definitions = await request(base, '/definitions')
   check(definitions.status === 200, `GET /definitions answered ${definitions.status}: ${definitions.text.slice(0, 300)}`)
   const tools = parse(definitions.text, 'GET /definitions')
@@ -187,6 +194,8 @@ async function main () {
     for (const file of ['package.json', 'package-lock.json']) await cp(join(build, file), join(runtime, file))
     await run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline'], runtime)
     await cp(join(build, 'dist'), join(runtime, 'dist'), { recursive: true })
+    // The console's pages, as the image's runtime stage copies them (COPY console ./console).
+    await cp(join(build, 'console'), join(runtime, 'console'), { recursive: true })
     check(!(await exists(join(runtime, 'node_modules', 'typescript'))), 'typescript is installed by the production install')
     const binaries = (await readdir(join(runtime, 'node_modules'))).filter((name) => /^node-(linux|darwin|win)-/.test(name))
     check(binaries.length === 0, `the production install carries a Node binary package: ${binaries.join(', ')}`)
