@@ -42,6 +42,13 @@ function assertStrictHeaders (headers: Record<string, unknown>, where: string): 
 
 test('/console redirects to /console/, which serves index.html with an ETag, 304 on If-None-Match, and the strict headers', async (t) => {
   const { app } = await buildTestApp(t)
+  const missing = await app.inject({ url: '/console/missing.js' })
+  assert.equal(missing.statusCode, 404)
+  assert.equal(missing.json().code, 'GW_ERR_NOT_FOUND')
+  assertStrictHeaders(missing.headers, 'a 404')
+  const head = await app.inject({ method: 'HEAD', url: '/console/' })
+  assert.equal(head.statusCode, 200)
+  assertStrictHeaders(head.headers, 'HEAD')
   const redirect = await app.inject({ url: '/console?x=1' })
   assert.equal(redirect.statusCode, 308)
   assert.equal(redirect.headers.location, '/console/?x=1')
