@@ -41,6 +41,8 @@ export interface ConsoleGateway {
 export interface ConsoleGatewayOptions {
   /** Merged into auth (e.g. oauth) of the gateway's config. */
   auth?: Record<string, unknown>
+  /** No API key at all: an open gateway. */
+  open?: boolean
   /** A port chosen beforehand (the identity provider must know the gateway's URL). */
   port?: number
   env?: Record<string, string>
@@ -58,7 +60,7 @@ export async function consoleGateway (t: TestContext, options: ConsoleGatewayOpt
   const file = join(dir, 'gateway.json')
   await writeFile(file, JSON.stringify({
     auth: {
-      keys: [{ name: 'operator', sha256: sha256(OPERATOR) }, { name: 'limited', sha256: sha256(LIMITED), toolsets: ['file'] }],
+      keys: options.open === true ? [] : [{ name: 'operator', sha256: sha256(OPERATOR) }, { name: 'limited', sha256: sha256(LIMITED), toolsets: ['file'] }],
       ...options.auth
     },
     mcpServers: { up: { url: upstream.url, connectTimeoutMs: 10_000 } },
@@ -75,6 +77,7 @@ export async function consoleGateway (t: TestContext, options: ConsoleGatewayOpt
 
 /** The tool's entry of GET /tools, as the operator sees it. */
 export async function toolEntry (app: FastifyInstance, name: string): Promise<any> {
+  // An open gateway ignores the key.
   const reply = await app.inject({ method: 'GET', url: '/tools', headers: bearer(OPERATOR) })
   return reply.json().tools?.find((tool: { name: string }) => tool.name === name)
 }

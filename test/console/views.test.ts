@@ -210,3 +210,15 @@ test('Tools: the Toolset select and the Filter narrow the table; a row leads to 
   assert.match(await result.innerText(), /\bok\b/, 'the MCP upstream\'s tool run from its form')
   assert.deepEqual(problems, [])
 })
+
+test('an open gateway (no key, no sign-in): the console opens on Tools with no sign-in and no Sign out', async (t) => {
+  const gateway = await consoleGateway(t, { open: true })
+  const { page, problems, failed } = await openPage(t, { folder: FOLDER })
+  await page.goto(`${gateway.base}/console/`)
+  await heading(page, 'Tools')
+  await settled(page)
+  await page.getByRole('table').getByRole('link', { name: ECHO, exact: true }).waitFor({ timeout: 10_000 })
+  assert.equal(await page.getByRole('button', { name: 'Sign out' }).isVisible(), false)
+  assert.deepEqual(problems, [])
+  assert.deepEqual(unexpected(failed), [])
+})
