@@ -32,6 +32,11 @@ export interface ConsoleSignIn {
   origins: ProviderOrigins
 }
 
+function scopesToAsk (scopes: Readonly<Record<string, unknown>>, adminScope: string | undefined): string[] {
+  const names = Object.keys(scopes)
+  return adminScope === undefined || names.includes(adminScope) ? names : [...names, adminScope]
+}
+
 function originsOf (urls: ReadonlyArray<string | undefined>): string[] {
   return urls.map(originOf).filter((origin) => origin !== undefined)
 }
@@ -58,7 +63,8 @@ export async function consoleSignIn (tokens: TokenSignIn | undefined): Promise<C
     return { oauth: null, oauthError: `the identity provider ${config.issuer} announces no ${authorizationEndpoint === undefined ? 'authorization_endpoint' : 'token_endpoint'}`, origins: issuerOnly }
   }
   return {
-    oauth: { issuer: config.issuer, clientId, scopes: Object.keys(config.scopes), resource: config.resource, authorizationEndpoint, tokenEndpoint },
+    // The admin scope too: an operator signing in gets it (the provider decides who may have it).
+    oauth: { issuer: config.issuer, clientId, scopes: scopesToAsk(config.scopes, config.adminScope), resource: config.resource, authorizationEndpoint, tokenEndpoint },
     origins: {
       connect: originsOf([config.issuer, tokenEndpoint]),
       form: originsOf([config.issuer, authorizationEndpoint])

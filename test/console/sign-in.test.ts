@@ -61,12 +61,7 @@ test('sign-in with the identity provider: code flow with PKCE in the browser, ba
   assert.deepEqual(idp.serverErrors, [])
 })
 
-// todo: the console asks the provider for the keys of auth.oauth.scopes only (src/console/client-config.ts),
-// never for auth.oauth.adminScope, so the token it gets never carries it: an operator signing in with
-// the provider is not one in the console. Passes once the admin scope is asked for too.
-test('a user granted the admin scope signs in with the identity provider and is an operator in the console: Calls, Approvals and pins', {
-  todo: 'the console does not ask for auth.oauth.adminScope'
-}, async (t) => {
+test('a user granted the admin scope signs in with the identity provider and is an operator in the console: Calls, Approvals and pins', async (t) => {
   const { page, problems, failed, idp } = await signedInWithProvider(t, { account: { scopes: ['tools:file', 'tools:web', 'gateway:admin'] }, adminScope: 'gateway:admin' })
   const nav = page.getByRole('navigation', { name: 'Console' })
   await nav.getByRole('link', { name: 'Calls', exact: true }).waitFor({ timeout: 10_000 })
