@@ -94,9 +94,11 @@ const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { prefer, accept } = request.headers
     const requestState = request.headers[REQUEST_STATE_HEADER]
     const wantsAsync = prefer !== undefined && prefersAsync(prefer)
-    if (wantsAsync || (requestState === undefined && approvals.gated(name))) {
-      // A call held for approval runs on, waiting for the decision; its 202 says pending_approval.
-      return await (wantsAsync ? answerAsync : answerHeld)(request, reply, `dispatch/${name}`, name, async (held) => {
+    const gated = requestState === undefined && approvals.gated(name)
+    if (wantsAsync || gated) {
+      // A call held for approval runs on, waiting for the decision; its 202 says pending_approval,
+      // with or without Prefer: respond-async.
+      return await (gated ? answerHeld : answerAsync)(request, reply, `dispatch/${name}`, name, async (held) => {
         // Without X-Tool-Call-Id the envelope carries the call's own id.
         const extras = { signal: held.signal, onProgress: held.progress, ask: held.ask, approve: approvals.waiting(ownerOf(request), held) }
         const { outcome, httpStatus } = await calls.start(request, name, request.body, request.headers['x-tool-call-id'] ?? held.callId, true, extras)

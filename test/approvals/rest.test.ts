@@ -141,3 +141,13 @@ test('a caller that cannot wait (a batch) is refused naming the approval; the sa
   const third = await app.inject({ method: 'POST', url: '/dispatch', headers: as('alice'), payload: batch })
   assert.match(JSON.stringify(third.json()), /waits for a person's approval/)
 })
+
+test('a call of a tool in trust.approval made with Prefer: respond-async says pending_approval in its 202 too', async (t) => {
+  const { app } = await approvalGateway(t)
+  const res = await app.inject({ method: 'POST', url: '/dispatch/wipe', headers: { ...as('alice'), prefer: 'respond-async' }, payload: { path: '/srv/data' } })
+  assert.equal(res.statusCode, 202, res.body)
+  assert.equal(res.json().status, 'pending_approval')
+  assert.match(res.json().approvalId, /^apr_/)
+  assert.equal(res.headers.location, `/calls/${res.json().callId}`)
+  assert.equal(res.headers['preference-applied'], 'respond-async')
+})
