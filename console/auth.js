@@ -1,30 +1,34 @@
 // Signing in: an API key typed into a form, or the authorization code flow with PKCE (S256) against
-// the identity provider the gateway trusts, as a public client (no secret). The key or access token
-// is kept in sessionStorage (gone when the tab closes), never rendered and never put in a URL.
+// the identity provider the gateway trusts, as a public client (no secret), with oauth4webapi (which
+// the gateway serves from its own dependency). The key or access token is kept in sessionStorage
+// (gone when the tab closes), never rendered and never put in a URL.
+import * as oauth4 from './vendor/oauth4webapi.js'
 import { h, notice } from './dom.js'
 import { request, setCredential } from './api.js'
 
 const PENDING_KEY = 'gateway-console.oauth-pending'
-
-function base64url (bytes) {
-  let text = ''
-  for (const byte of new Uint8Array(bytes)) text += String.fromCharCode(byte)
-  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
-}
-
-function randomText (length) {
-  return base64url(crypto.getRandomValues(new Uint8Array(length)))
-}
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
 
 function redirectUri () {
   return `${location.origin}/console/`
 }
 
-/** Sends the browser to the identity provider's authorization endpoint. */
+/** The provider as oauth4webapi takes it, from what config.json says. */
+function serverOf (oauth) {
+  return { issuer: oauth.issuer, authorization_endpoint: oauth.authorizationEndpoint, token_endpoint: oauth.tokenEndpoint }
+}
+
+/** Plain HTTP only to a provider on this machine (a test's, a developer's): https everywhere else. */
+function requestOptions (oauth) {
+  const url = new URL(oauth.tokenEndpoint)
+  const insecure = url.protocol === 'http:' && LOOPBACK.has(url.hostname)
+  return { additionalParameters: oauth.resource ? { resource: oauth.resource } : {}, ...(insecure ? { [oauth4.allowInsecureRequests]: true } : {}) }
+}
+
+/** Sends the browser to the identity provider's authorization endpoint (code flow, PKCE S256). */
 export async function beginOAuth (oauth) {
-  const verifier = randomText(32)
-  const challenge = base64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)))
-  const state = randomText(16)
+  const verifier = oauth4.generateRandomCodeVerifier()
+  const state = oauth4.generateRandomState()
   sessionStorage.setItem(PENDING_KEY, JSON.stringify({ state, verifier, hash: location.hash }))
   const url = new URL(oauth.authorizationEndpoint)
   url.searchParams.set('response_type', 'code')
@@ -32,38 +36,34 @@ export async function beginOAuth (oauth) {
   url.searchParams.set('redirect_uri', redirectUri())
   url.searchParams.set('scope', (oauth.scopes ?? []).join(' '))
   url.searchParams.set('state', state)
-  url.searchParams.set('code_challenge', challenge)
+  url.searchParams.set('code_challenge', await oauth4.calculatePKCECodeChallenge(verifier))
   url.searchParams.set('code_challenge_method', 'S256')
   if (oauth.resource) url.searchParams.set('resource', oauth.resource)
   location.assign(url.toString())
 }
 
-async function exchangeCode (oauth, code, verifier) {
-  const form = new URLSearchParams({
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: redirectUri(),
-    client_id: oauth.clientId,
-    code_verifier: verifier
-  })
-  if (oauth.resource) form.set('resource', oauth.resource)
+/** The code exchanged at the token endpoint as a public client; the access token. */
+async function exchangeCode (oauth, params, verifier) {
+  const server = serverOf(oauth)
+  const client = { client_id: oauth.clientId }
   let response
   try {
-    response = await fetch(oauth.tokenEndpoint, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' }, body: form })
-  } catch {
-    throw new Error('The identity provider could not be reached to finish signing in')
+    response = await oauth4.authorizationCodeGrantRequest(server, client, oauth4.None(), params, redirectUri(), verifier, requestOptions(oauth))
+  } catch (error) {
+    throw new Error(`The identity provider could not be reached to finish signing in (${error.message})`)
   }
-  const body = await response.json().catch(() => ({}))
-  if (!response.ok || typeof body.access_token !== 'string') {
-    throw new Error(`The identity provider did not give an access token: ${body.error_description ?? body.error ?? `HTTP ${response.status}`}`)
+  try {
+    return (await oauth4.processAuthorizationCodeResponse(server, client, response)).access_token
+  } catch (error) {
+    throw new Error(`The identity provider did not give an access token: ${error.error_description ?? error.error ?? error.message}`)
   }
-  return body.access_token
 }
 
 /**
  * Finishes a sign-in when the identity provider sent the browser back here with ?code= (or
- * ?error=): checks the state, exchanges the code, keeps the token, and takes the code out of the
- * address bar. Answers false when this load is not such a return; throws a readable Error.
+ * ?error=): checks the state and the issuer (RFC 9207), exchanges the code, keeps the token, and
+ * takes the code out of the address bar. Answers false when this load is not such a return;
+ * throws a readable Error.
  */
 export async function completeOAuth (oauth) {
   const params = new URLSearchParams(location.search)
@@ -73,9 +73,14 @@ export async function completeOAuth (oauth) {
   history.replaceState(null, '', `${location.pathname}${pending?.hash ?? ''}`)
   if (params.has('error')) throw new Error(`The identity provider refused the sign-in: ${params.get('error_description') ?? params.get('error')}`)
   if (!oauth) throw new Error('This gateway does not accept sign-in with an identity provider')
-  if (!pending || params.get('state') !== pending.state) throw new Error('The sign-in answer did not match the request (state); sign in again')
-  if (params.has('iss') && params.get('iss') !== oauth.issuer) throw new Error('The sign-in answer came from another issuer; sign in again')
-  setCredential(await exchangeCode(oauth, params.get('code'), pending.verifier))
+  if (!pending) throw new Error('The sign-in answer did not match a request of this tab; sign in again')
+  let checked
+  try {
+    checked = oauth4.validateAuthResponse(serverOf(oauth), { client_id: oauth.clientId }, params, pending.state)
+  } catch (error) {
+    throw new Error(`The sign-in answer did not match the request (${error.message}); sign in again`)
+  }
+  setCredential(await exchangeCode(oauth, checked, pending.verifier))
   return true
 }
 
