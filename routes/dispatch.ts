@@ -93,11 +93,10 @@ const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { name } = request.params
     const { prefer, accept } = request.headers
     const requestState = request.headers[REQUEST_STATE_HEADER]
-    const wantsAsync = prefer !== undefined && prefersAsync(prefer)
+    // A call held for approval runs on, waiting for the decision; its 202 says pending_approval,
+    // with or without Prefer: respond-async.
     const gated = requestState === undefined && approvals.gated(name)
-    if (wantsAsync || gated) {
-      // A call held for approval runs on, waiting for the decision; its 202 says pending_approval,
-      // with or without Prefer: respond-async.
+    if (gated || (prefer !== undefined && prefersAsync(prefer))) {
       return await (gated ? answerHeld : answerAsync)(request, reply, `dispatch/${name}`, name, async (held) => {
         // Without X-Tool-Call-Id the envelope carries the call's own id.
         const extras = { signal: held.signal, onProgress: held.progress, ask: held.ask, approve: approvals.waiting(ownerOf(request), held) }
@@ -120,14 +119,14 @@ const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { prefer } = request.headers
     if (prefer === undefined || !prefersAsync(prefer)) {
       return await answerOnce(request, reply, 'dispatch', async (detached) => {
-        const batch = readBatch(request.body)
+        const batch = readBatch(request.body, maxBatchSize)
         const answers = await mapWithConcurrency(batch.calls, batch.sequential ? 1 : batchConcurrency, async (call) =>
           await calls.start(request, call.name, call.args, call.id, detached))
         return { status: 200, payload: answerBatch(batch, answers) }
       })
     }
     // Read before the 202: a batch that cannot run is a 400 now.
-    const batch = readBatch(request.body)
+    const batch = readBatch(request.body, maxBatchSize)
     return await answerAsync(request, reply, 'dispatch', batchName(batch), async (held) => {
       let done = 0
       const answers = await mapWithConcurrency(batch.calls, batch.sequential ? 1 : batchConcurrency, async (call) => {
@@ -138,14 +137,14 @@ const dispatchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return { status: 200, payload: answerBatch(batch, answers) }
     })
   })
+}
 
-  function readBatch (body: unknown): ParsedBatch {
-    const batch = parseBatch(body)
-    if (batch.calls.length > maxBatchSize) {
-      throw new BadRequestError(`a batch holds at most ${maxBatchSize} tool calls (got ${batch.calls.length})`)
-    }
-    return batch
+function readBatch (body: unknown, maxBatchSize: number): ParsedBatch {
+  const batch = parseBatch(body)
+  if (batch.calls.length > maxBatchSize) {
+    throw new BadRequestError(`a batch holds at most ${maxBatchSize} tool calls (got ${batch.calls.length})`)
   }
+  return batch
 }
 
 /** What GET /calls/:id names a batch by: `batch: ` and its tools, each once. */
