@@ -2,11 +2,15 @@
 // the identity provider the gateway trusts, as a public client (no secret), with oauth4webapi (which
 // the gateway serves from its own dependency). The key or access token is kept in sessionStorage
 // (gone when the tab closes), never rendered and never put in a URL.
-import * as oauth4 from './vendor/oauth4webapi.js'
 import { h, notice } from './dom.js'
 import { request, setCredential } from './api.js'
 
 const PENDING_KEY = 'gateway-console.oauth-pending'
+
+/** Loaded only to sign in with the provider: a page opened with an API key never fetches it. */
+async function oauthClient () {
+  return await import('./vendor/oauth4webapi.js')
+}
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
 
 function redirectUri () {
@@ -19,7 +23,7 @@ function serverOf (oauth) {
 }
 
 /** Plain HTTP only to a provider on this machine (a test's, a developer's): https everywhere else. */
-function requestOptions (oauth) {
+function requestOptions (oauth4, oauth) {
   const url = new URL(oauth.tokenEndpoint)
   const insecure = url.protocol === 'http:' && LOOPBACK.has(url.hostname)
   return { additionalParameters: oauth.resource ? { resource: oauth.resource } : {}, ...(insecure ? { [oauth4.allowInsecureRequests]: true } : {}) }
@@ -27,6 +31,7 @@ function requestOptions (oauth) {
 
 /** Sends the browser to the identity provider's authorization endpoint (code flow, PKCE S256). */
 export async function beginOAuth (oauth) {
+  const oauth4 = await oauthClient()
   const verifier = oauth4.generateRandomCodeVerifier()
   const state = oauth4.generateRandomState()
   sessionStorage.setItem(PENDING_KEY, JSON.stringify({ state, verifier, hash: location.hash }))
@@ -43,12 +48,12 @@ export async function beginOAuth (oauth) {
 }
 
 /** The code exchanged at the token endpoint as a public client; the access token. */
-async function exchangeCode (oauth, params, verifier) {
+async function exchangeCode (oauth4, oauth, params, verifier) {
   const server = serverOf(oauth)
   const client = { client_id: oauth.clientId }
   let response
   try {
-    response = await oauth4.authorizationCodeGrantRequest(server, client, oauth4.None(), params, redirectUri(), verifier, requestOptions(oauth))
+    response = await oauth4.authorizationCodeGrantRequest(server, client, oauth4.None(), params, redirectUri(), verifier, requestOptions(oauth4, oauth))
   } catch (error) {
     throw new Error(`The identity provider could not be reached to finish signing in (${error.message})`)
   }
@@ -74,13 +79,14 @@ export async function completeOAuth (oauth) {
   if (params.has('error')) throw new Error(`The identity provider refused the sign-in: ${params.get('error_description') ?? params.get('error')}`)
   if (!oauth) throw new Error('This gateway does not accept sign-in with an identity provider')
   if (!pending) throw new Error('The sign-in answer did not match a request of this tab; sign in again')
+  const oauth4 = await oauthClient()
   let checked
   try {
     checked = oauth4.validateAuthResponse(serverOf(oauth), { client_id: oauth.clientId }, params, pending.state)
   } catch (error) {
     throw new Error(`The sign-in answer did not match the request (${error.message}); sign in again`)
   }
-  setCredential(await exchangeCode(oauth, checked, pending.verifier))
+  setCredential(await exchangeCode(oauth4, oauth, checked, pending.verifier))
   return true
 }
 
