@@ -50,19 +50,21 @@ const definitionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const search = checkedQuery(request.query.query, request.query.limit)
     const key = `${toolsets ?? ''}\n${disabled ?? ''}\n${scope.cacheKey}`
     const select = () => scope.select(selectionList(toolsets, 'toolsets'), commaList(disabled))
+    // What a REST caller's calls may reach whatever it selected here (execute_code's scripts).
+    const callable = () => scope.select()
     // The default (no format, or chat without strict) stays one cache look-up; other variants derive from it.
     const variant = format === undefined && strict === undefined && deferLoading === undefined ? undefined : variantOf(format, strict, deferLoading)
     let payload: { readonly bytes: Buffer, readonly etag: string }
     if (variant?.format === 'typescript') {
       // The tools of the default answer (and its ranking), declared: every tool is expressible.
-      const chat = await app.gateway.definitions.buildFor(key, select)
+      const chat = await app.gateway.definitions.buildFor(key, select, callable)
       payload = typescriptPayload(search === undefined
         ? chat
         : rankDefinitions(app.gateway.search, { key: scope.cacheKey, allowed: scope.allowed() }, chat.tools, (tool) => tool.function.name, search.query, search.limit))
     } else {
       const all = variant === undefined || variant.key === 'chat'
-        ? await app.gateway.definitions.buildFor(key, select)
-        : await app.gateway.definitions.buildVariant(key, select, variant)
+        ? await app.gateway.definitions.buildFor(key, select, callable)
+        : await app.gateway.definitions.buildVariant(key, select, variant, callable)
       if (variant?.deferLoading === true) requireSearchTool(all.tools.map(formattedToolName))
       // A search ranks the tools this answer would hold (scope, selection, availability already applied).
       payload = search === undefined

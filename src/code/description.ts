@@ -24,8 +24,13 @@ export class CodeDescription {
     this.#generation = generation
   }
 
+  /**
+   * The answer's other tools; an answer that holds execute_code alone (`?toolsets=code`) describes
+   * every tool the caller's scripts may call, rather than none.
+   */
   of (view: SchemaView): string {
-    const tools = view.tools.filter((tool) => tool.name !== CODE_TOOL_NAME)
+    const others = view.tools.filter((tool) => tool.name !== CODE_TOOL_NAME)
+    const tools = others.length > 0 ? others : view.scope.filter((tool) => tool.name !== CODE_TOOL_NAME)
     const key = `${this.#generation()}\n${tools.map((tool) => tool.name).join('\n')}`
     let text = this.#remembered.get(key)
     if (text === undefined) {

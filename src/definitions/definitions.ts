@@ -5,7 +5,7 @@
 import type { Logger } from 'pino'
 import type { AvailabilityChecker } from '../availability/checker.ts'
 import type { ToolRegistry } from '../registry/registry.ts'
-import type { SchemaView, ToolEntry } from '../registry/types.ts'
+import type { DeclaredTool, SchemaView, ToolEntry } from '../registry/types.ts'
 import { isRecord } from '../shared/objects.ts'
 import type { Variant } from './formats/formats.ts'
 import type { FormattedTool, OpenAIFunctionTool } from './formats/shapes.ts'
@@ -16,13 +16,26 @@ import { deepFreeze } from './freeze.ts'
 import { VariantPayloads } from './variants.ts'
 import { etagOf } from './etag.ts'
 
-/** What a dynamic override reads: the answer's tools as declared, listed only if one asks. */
-function viewOf (available: readonly ToolEntry[]): SchemaView {
-  let tools: SchemaView['tools'] | undefined
+function declared (entry: ToolEntry): DeclaredTool {
+  return { name: entry.name, description: entry.description, parameters: entry.schema.parameters }
+}
+
+/**
+ * What a dynamic override reads: the answer's tools as declared, and every tool of the caller's
+ * scope (`scope`: its names; none: the answer's), each listed only if one asks.
+ */
+function viewOf (available: readonly ToolEntry[], scope: (() => Iterable<string>) | undefined, inScope: (name: string) => ToolEntry | undefined): SchemaView {
+  let tools: readonly DeclaredTool[] | undefined
+  let callable: readonly DeclaredTool[] | undefined
   return {
     get tools () {
-      tools ??= available.map((entry) => ({ name: entry.name, description: entry.description, parameters: entry.schema.parameters }))
+      tools ??= available.map(declared)
       return tools
+    },
+    get scope () {
+      if (scope === undefined) return this.tools
+      callable ??= [...new Set(scope())].sort().map(inScope).filter((entry) => entry !== undefined).map(declared)
+      return callable
     }
   }
 }
@@ -41,6 +54,8 @@ interface Plan {
   entries: ToolEntry[]
   /** Entries whose availability or schema can change without a registry change. */
   volatile: ToolEntry[]
+  /** The names of every tool the caller may call, for dynamic overrides (SchemaView.scope). */
+  scope?: () => Iterable<string>
   last?: LastAnswer
 }
 
@@ -80,11 +95,13 @@ export class DefinitionsBuilder {
    * and every availability verdict is still cached as it was, a repeated request costs a map look-up
    * and one cache read per checked tool (the built-ins have checks: this is the common path).
    */
-  async buildFor (selectionKey: string, select: () => Iterable<string>): Promise<DefinitionsPayload> {
+  async buildFor (selectionKey: string, select: () => Iterable<string>, scope?: () => Iterable<string>): Promise<DefinitionsPayload> {
     const generation = this.#options.registry.generation
     let plan = this.#plans.get(selectionKey)
     if (plan === undefined || plan.generation !== generation) {
       plan = this.#plan(select())
+      // The key names the caller's scope too: any request with this key has the same one.
+      plan.scope = scope
       this.#remember(this.#plans, selectionKey, plan)
     }
     if (plan.last !== undefined && this.#unchanged(plan.volatile, plan.last)) return plan.last.payload
@@ -105,8 +122,8 @@ export class DefinitionsBuilder {
    * The same selection in another format (or strict): derived from, and cached with, the default
    * answer, so each variant has its own payload and ETag; tools a variant cannot express are left out.
    */
-  async buildVariant (selectionKey: string, select: () => Iterable<string>, variant: Variant): Promise<DefinitionsPayload<FormattedTool>> {
-    const base = await this.buildFor(selectionKey, select)
+  async buildVariant (selectionKey: string, select: () => Iterable<string>, variant: Variant, scope?: () => Iterable<string>): Promise<DefinitionsPayload<FormattedTool>> {
+    const base = await this.buildFor(selectionKey, select, scope)
     return this.#variants.of(base, variant)
   }
 
@@ -130,7 +147,7 @@ export class DefinitionsBuilder {
   async #answer (plan: Plan): Promise<DefinitionsPayload> {
     const verdicts = await this.#options.availability.tools(plan.volatile)
     const available = plan.entries.filter((e) => verdicts.get(e.name)?.available ?? true)
-    const view = viewOf(available)
+    const view = viewOf(available, plan.scope, (name) => this.#callable(name))
     const overrides = available.map((entry) => this.#override(entry, view))
     const key = `${plan.generation}\n${available.map((e) => e.name).join(',')}\n${JSON.stringify(overrides)}`
     const availableVolatile = plan.volatile.map((e) => verdicts.get(e.name)?.available ?? true)
@@ -148,6 +165,12 @@ export class DefinitionsBuilder {
     }
     plan.last = { key, payload, available: availableVolatile }
     return payload
+  }
+
+  /** A tool of the caller's scope, unless its last availability verdict says it is unavailable. */
+  #callable (name: string): ToolEntry | undefined {
+    const entry = this.#options.registry.snapshot().tools.get(name)
+    return entry === undefined || this.#options.availability.known(entry)?.available === false ? undefined : entry
   }
 
   #remember<V> (map: Map<string, V>, key: string, value: V): void {

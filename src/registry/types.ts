@@ -2,8 +2,9 @@
 import type { Logger } from 'pino'
 import type { Static } from 'typebox'
 import type { JsonSchema } from '../json-schema/document.ts'
+import type { DeclaredTool, InnerCallResult, SchemaView } from './views.ts'
 
-export type { JsonSchema }
+export type { JsonSchema, DeclaredTool, InnerCallResult, SchemaView }
 
 /** Where a tool came from; decides the collision policy and is shown to operators. */
 export type ToolOrigin =
@@ -91,22 +92,6 @@ export interface ToolContext {
    * and in contexts built by hand.
    */
   callTool?: (name: string, args: unknown, signal?: AbortSignal) => Promise<InnerCallResult>
-}
-
-/** What an inner call (ctx.callTool) answered: the envelope's status and the text the model would read. */
-export interface InnerCallResult {
-  readonly status: string
-  /** The result, or on failure the error text (`{"error": "..."}` as the envelope carries it). */
-  readonly content: string
-  readonly callId: string
-}
-
-/**
- * What a dynamic schema override may read: the other tools of the same definitions answer (the
- * caller's scope, selection and availability applied), as the model is given them.
- */
-export interface SchemaView {
-  readonly tools: readonly { readonly name: string, readonly description: string, readonly parameters: JsonSchema }[]
 }
 
 /**

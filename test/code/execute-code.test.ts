@@ -85,6 +85,23 @@ test('the description and GET /definitions?format=typescript declare the tools i
   assert.doesNotMatch(typescript.body, /web_extract\(/)
 })
 
+test('asked for execute_code alone (?toolsets=code), its description declares every tool the caller\'s scripts may call', async (t) => {
+  const { app } = await codeGateway(t)
+  const describe = async (key: string): Promise<{ names: string[], description: string }> => {
+    const res = await app.inject({ method: 'GET', url: '/definitions?toolsets=code', headers: bearer(key) })
+    const tools = res.json<Array<{ function: { name: string, description: string } }>>()
+    return { names: tools.map((tool) => tool.function.name), description: tools[0]?.function.description ?? '' }
+  }
+  const limited = await describe(LIMITED)
+  assert.deepEqual(limited.names, ['execute_code'])
+  assert.match(limited.description, /read_file\(args/)
+  assert.match(limited.description, /write_file\(args/)
+  assert.doesNotMatch(limited.description, /web_extract|guarded|execute_code\(args/)
+  const full = await describe(FULL)
+  assert.match(full.description, /web_extract\(args/)
+  assert.match(full.description, /guarded\(args/)
+})
+
 test('a tool outside the scope is undefined in the script and refused by name', async (t) => {
   const { app } = await codeGateway(t)
   const seen = await run(app, 'return [typeof tools.web_extract, typeof tools.read_file, Object.keys(tools).includes("web_extract"), typeof tools.execute_code]', LIMITED)

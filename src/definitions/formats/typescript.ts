@@ -3,15 +3,11 @@
 // read by models, so it is compact (two-space indentation, no blank lines, one-line JSDoc where the
 // text fits) and bounded: nesting deeper than MAX_DEPTH, a cyclic `$ref` and whatever lies past a
 // tool's node budget become `unknown`, so a hostile schema cannot make the text grow without end.
-import type { JsonSchema } from '../../registry/types.ts'
+import type { DeclaredTool, JsonSchema } from '../../registry/types.ts'
 import { isRecord } from '../../shared/objects.ts'
 
 /** What a declaration needs of a tool: the same three fields as a Chat Completions function. */
-export interface DeclaredTool {
-  readonly name: string
-  readonly description: string
-  readonly parameters: JsonSchema
-}
+export type { DeclaredTool }
 
 const MAX_DEPTH = 6
 // Each `$ref` is inlined where it is used, so a few definitions that refer to each other many times
