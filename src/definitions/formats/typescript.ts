@@ -5,6 +5,7 @@
 // tool's node budget become `unknown`, so a hostile schema cannot make the text grow without end.
 import type { DeclaredTool, JsonSchema } from '../../registry/types.ts'
 import { isRecord } from '../../shared/objects.ts'
+import { resolvePointer } from '../../json-schema/pointers.ts'
 
 /** What a declaration needs of a tool: the same three fields as a Chat Completions function. */
 export type { DeclaredTool }
@@ -94,7 +95,8 @@ function namedType (name: string, schema: JsonSchema, walk: Walk, depth: number,
 }
 
 function refType (ref: string, walk: Walk, depth: number, indent: string): string {
-  const target = resolve(walk.root, ref)
+  // Local references only (`#`, `#/$defs/X`, any JSON pointer into the root); others are not followed.
+  const target = resolvePointer(walk.root, ref)
   if (target === undefined || walk.refs.includes(ref)) return 'unknown'
   walk.refs.push(ref)
   try {
@@ -102,25 +104,6 @@ function refType (ref: string, walk: Walk, depth: number, indent: string): strin
   } finally {
     walk.refs.pop()
   }
-}
-
-/** A local reference (`#`, `#/$defs/X`, `#/definitions/X`, any JSON pointer into the root); others are not followed. */
-function resolve (root: JsonSchema, ref: string): unknown {
-  if (ref === '#') return root
-  if (!ref.startsWith('#/')) return undefined
-  let node: unknown = root
-  for (const raw of ref.slice(2).split('/')) {
-    let token: string
-    try {
-      token = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~')
-    } catch {
-      return undefined
-    }
-    if (!isRecord(node) && !Array.isArray(node)) return undefined
-    if (!Object.hasOwn(node, token)) return undefined
-    node = (node as Record<string, unknown>)[token]
-  }
-  return node
 }
 
 function objectType (schema: JsonSchema, walk: Walk, depth: number, indent: string): string {
