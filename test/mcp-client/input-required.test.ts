@@ -8,10 +8,9 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { inputRequired, inputResponse } from '@modelcontextprotocol/server'
-import type { McpServerConfig } from '../../src/config/schema.ts'
 import type { InputRequests, ToolProgress } from '../../src/registry/types.ts'
 import { AskingHttpServer, type AskingTool } from './helpers/asking-servers.ts'
-import { createMcpHarness, type McpHarness } from './helpers/harness.ts'
+import { connectedHarness, type McpHarness } from './helpers/harness.ts'
 import { until } from './helpers/wait.ts'
 
 const CONFIRM = { type: 'object' as const, properties: { ok: { type: 'boolean' as const } }, required: ['ok'] }
@@ -69,14 +68,7 @@ async function setup (t: TestContext): Promise<{ server: AskingHttpServer, h: Mc
   const shed: number[] = []
   const server = new AskingHttpServer('modern', tools(shed))
   await server.start()
-  const h = await createMcpHarness({ modern: { url: server.url, protocol: '2026-07-28' } as McpServerConfig }, { tuning: { backoffBaseMs: 20, pingIntervalMs: 0 } })
-  t.after(async () => {
-    await h.manager.stop()
-    await server.close()
-  })
-  h.manager.start()
-  await h.manager.ready()
-  assert.equal(h.manager.states()[0].state, 'connected', h.manager.states()[0].lastError ?? '')
+  const h = await connectedHarness(t, 'modern', server, '2026-07-28')
   return { server, h, shed }
 }
 

@@ -13,7 +13,7 @@ import { inputRequired, inputResponse } from '@modelcontextprotocol/server'
 import type { McpServerConfig } from '../../src/config/schema.ts'
 import type { InputRequests } from '../../src/registry/types.ts'
 import { AskingHttpServer, writeLegacyStdioAsker, type AskingTool } from './helpers/asking-servers.ts'
-import { createMcpHarness, type McpHarness } from './helpers/harness.ts'
+import { connectedHarness, createMcpHarness, type McpHarness } from './helpers/harness.ts'
 import { until } from './helpers/wait.ts'
 
 const CONFIRM = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] }
@@ -64,14 +64,7 @@ const TOOLS: Record<string, AskingTool> = {
 async function setupHttp (t: TestContext): Promise<{ server: AskingHttpServer, h: McpHarness }> {
   const server = new AskingHttpServer('legacy', TOOLS)
   await server.start()
-  const h = await createMcpHarness({ legacy: { url: server.url, protocol: '2025-11-25' } as McpServerConfig }, { tuning: { backoffBaseMs: 20, pingIntervalMs: 0 } })
-  t.after(async () => {
-    await h.manager.stop()
-    await server.close()
-  })
-  h.manager.start()
-  await h.manager.ready()
-  assert.equal(h.manager.states()[0].state, 'connected', h.manager.states()[0].lastError ?? '')
+  const h = await connectedHarness(t, 'legacy', server, '2025-11-25')
   return { server, h }
 }
 

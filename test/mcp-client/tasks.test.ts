@@ -8,9 +8,8 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { isDeepStrictEqual } from 'node:util'
-import type { McpServerConfig } from '../../src/config/schema.ts'
 import type { InputRequests, ToolProgress } from '../../src/registry/types.ts'
-import { createMcpHarness, type McpHarness } from './helpers/harness.ts'
+import { connectedHarness, type McpHarness } from './helpers/harness.ts'
 import { TASKS, TaskServer, type RecordedTaskMessage, type TaskServerOptions, type TaskWork } from './helpers/task-server.ts'
 import { until } from './helpers/wait.ts'
 
@@ -49,14 +48,7 @@ const WORK: Record<string, TaskWork> = {
 async function setup (t: TestContext, options: TaskServerOptions = {}): Promise<{ server: TaskServer, h: McpHarness }> {
   const server = new TaskServer(WORK, options)
   await server.start()
-  const h = await createMcpHarness({ tasks: { url: server.url, protocol: '2026-07-28' } as McpServerConfig }, { tuning: { backoffBaseMs: 20, pingIntervalMs: 0 } })
-  t.after(async () => {
-    await h.manager.stop()
-    await server.close()
-  })
-  h.manager.start()
-  await h.manager.ready()
-  assert.equal(h.manager.states()[0].state, 'connected', h.manager.states()[0].lastError ?? '')
+  const h = await connectedHarness(t, 'tasks', server, '2026-07-28')
   return { server, h }
 }
 

@@ -1,6 +1,7 @@
 // The gateway's core (test/helpers/gateway.ts) around an McpManager of the test's own, whose clock and
 // tuning the test sets, wired as the core wires its own (the checker forgets its verdicts whenever a
 // server changes state). The core's dispatcher keeps no results here.
+import assert from 'node:assert/strict'
 import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import type { AvailabilityChecker } from '../../../src/availability/checker.ts'
@@ -34,4 +35,20 @@ export async function createMcpHarness (servers: Record<string, McpServerConfig>
   const manager = new McpManager({ servers, registry, logger: log.logger, ...options })
   manager.on('state', () => availability.clear())
   return { registry, availability, dispatcher, definitions, manager, log, ...callsOf(dispatcher) }
+}
+
+/**
+ * A harness connected to one HTTP upstream a test has started (`server`, closed after the test with
+ * the manager), in revision `protocol`, with quick reconnects and no pings: connected, or the test fails.
+ */
+export async function connectedHarness (t: { after: (fn: () => Promise<void>) => void }, name: string, server: { url: string, close: () => Promise<void> }, protocol: string): Promise<McpHarness> {
+  const h = await createMcpHarness({ [name]: { url: server.url, protocol } as McpServerConfig }, { tuning: { backoffBaseMs: 20, pingIntervalMs: 0 } })
+  t.after(async () => {
+    await h.manager.stop()
+    await server.close()
+  })
+  h.manager.start()
+  await h.manager.ready()
+  assert.equal(h.manager.states()[0].state, 'connected', h.manager.states()[0].lastError ?? '')
+  return h
 }
