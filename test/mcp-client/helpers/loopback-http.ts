@@ -49,8 +49,11 @@ export function webRequestOf (req: IncomingMessage, res: ServerResponse, port: n
   return new Request(`http://127.0.0.1:${port}${req.url ?? '/'}`, { method: req.method, headers, body: req.method === 'POST' ? body : undefined, signal: abort.signal })
 }
 
-/** Writes a web Response to `res`, streaming its body until it ends or the client goes away. */
-export async function sendWebResponse (res: ServerResponse, response: Response): Promise<void> {
+/**
+ * Writes a web Response to `res`, streaming its body until it ends or the client goes away.
+ * `onStream`, when the body streams: given the function that cuts the stream, answers what to do when it ends.
+ */
+export async function sendWebResponse (res: ServerResponse, response: Response, onStream?: (cut: () => void) => () => void): Promise<void> {
   res.writeHead(response.status, Object.fromEntries(response.headers.entries()))
   if (response.body === null) {
     res.end()
@@ -58,7 +61,9 @@ export async function sendWebResponse (res: ServerResponse, response: Response):
   }
   res.flushHeaders()
   const reader = response.body.getReader()
-  res.on('close', () => { reader.cancel().catch(() => {}) })
+  const cut = (): void => { reader.cancel().catch(() => {}) }
+  res.on('close', cut)
+  const ended = onStream?.(cut)
   try {
     for (;;) {
       const { done, value } = await reader.read()
@@ -68,6 +73,7 @@ export async function sendWebResponse (res: ServerResponse, response: Response):
   } catch {
     // The client went away mid-stream.
   } finally {
+    ended?.()
     res.end()
   }
 }

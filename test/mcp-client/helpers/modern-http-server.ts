@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createMcpHandler, McpServer, fromJsonSchema, type McpHttpHandler } from '@modelcontextprotocol/server'
 import type { ReceivedMessage, TestTool } from './http-server.ts'
-import { LoopbackHttp, webRequestOf } from './loopback-http.ts'
+import { LoopbackHttp, sendWebResponse, webRequestOf } from './loopback-http.ts'
 
 export interface ModernServerOptions {
   /** ttlMs of its tools/list answers (the SDK's default is 0). */
@@ -132,30 +132,17 @@ export class ModernMcpHttpServer {
       this.authorizations.push({ method: message.method, authorization: req.headers.authorization })
     }
     const response = await this.#handler.fetch(webRequestOf(req, res, this.#port, body))
-    res.writeHead(response.status, Object.fromEntries(response.headers.entries()))
-    if (response.body === null) {
-      res.end()
-      return
-    }
-    res.flushHeaders()
+    // A subscriptions/listen stream is counted while open, and cut by cutStreams().
     const listening = message?.method === 'subscriptions/listen'
-    if (listening) this.openStreams++
-    const reader = response.body.getReader()
-    res.on('close', () => { reader.cancel().catch(() => {}) })
-    const cut = (): void => { reader.cancel().catch(() => {}) }
-    if (listening) this.#cuts.add(cut)
-    try {
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        res.write(value)
-      }
-    } catch {
-      // The client went away mid-stream.
-    } finally {
-      if (listening) this.openStreams--
-      this.#cuts.delete(cut)
-      res.end()
-    }
+    await sendWebResponse(res, response, listening
+      ? (cut) => {
+          this.openStreams++
+          this.#cuts.add(cut)
+          return () => {
+            this.openStreams--
+            this.#cuts.delete(cut)
+          }
+        }
+      : undefined)
   }
 }
